@@ -1044,6 +1044,81 @@ def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json:
     return out
 
 
+def json_kind_problems(fields: Mapping[str, Any], sdk_type: Any) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each value in ``fields`` (the top-level fields of a request
+    body) whose JSON kind (string, number, boolean, object, array, null) is none of those the
+    vendor SDK's request type ``sdk_type`` (a ``TypedDict``) allows that field: ``{"metadata":
+    "u1"}`` where ``CompletionCreateParamsBase.metadata`` is ``Optional[Metadata]`` (an object)
+    is refused at ``/metadata``. Only the kind is checked, not the value inside it nor a
+    ``Literal``'s value (a compatible server may take values the SDK does not list), unlike
+    :func:`value_type_problems`. A field the SDK does not type, or types with a type whose kind
+    cannot be read (``object``, ``Any``, a class), is not checked."""
+    hints = _object_fields(sdk_type)
+    if hints is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        field = hints.get(name) if isinstance(name, str) else None
+        if field is None:
+            continue
+        kinds = _kinds(field[0])
+        if kinds is None:
+            continue
+        got = _json_kind(value)
+        if got in kinds or (got == "an integer" and "a number" in kinds):
+            continue
+        shown = " or ".join(sorted(kinds - {"null"})) or "null"
+        out.append(
+            (
+                "/" + name.replace("~", "~0").replace("/", "~1"),
+                f"{name} {value!r:.60} is {got}, but the API takes {shown} there (the SDK types it {field[1]})",
+            )
+        )
+    return out
+
+
+def _kinds(tp: Any) -> frozenset[str] | None:
+    """The JSON kinds (as :func:`_json_kind` names them) a value of type ``tp`` may have, ``None``
+    when a member's kind cannot be read."""
+    import typing
+
+    kinds: set[str] = set()
+    for m in _type_members(tp):
+        origin = typing.get_origin(m)
+        if m is type(None):
+            kinds.add("null")
+        elif origin is Literal:
+            kinds.update(_json_kind(a) for a in typing.get_args(m))
+        elif m is bool:
+            kinds.add("a boolean")
+        elif m is int:
+            kinds.add("an integer")
+        elif m is float:
+            kinds.update(("a number", "an integer"))
+        elif m is str:
+            kinds.add("a string")
+        elif isinstance(m, type) and hasattr(m, "__total__"):
+            kinds.add("an object")
+        elif (
+            m in (dict, Mapping)
+            or origin in (dict, Mapping)
+            or getattr(origin, "__name__", "")
+            in (
+                "Mapping",
+                "MutableMapping",
+                "Dict",
+            )
+        ):
+            kinds.add("an object")
+        elif (origin is not None and getattr(origin, "__name__", "") in _ARRAY_ORIGINS) or getattr(
+            m, "__name__", ""
+        ) in _ARRAY_ORIGINS:
+            kinds.add("an array")
+        else:
+            return None
+    return frozenset(kinds) if kinds else None
+
+
 class PrefixFold:
     """A value folded over the first entries of a list that grows between calls (a request's
     conversation), computed for the new entries only.

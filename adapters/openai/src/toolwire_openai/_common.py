@@ -515,3 +515,49 @@ def document_from_data_url(
     if extra:
         doc.provider_data = {api: {key: copy.deepcopy(extra)}}
     return doc
+
+
+def check_import_types(shape: Any, body: dict[str, Any], params: Any, skip: Iterable[str] = ()) -> None:
+    """Raises :class:`~toolwire.errors.ResponseDecodeError` (through ``shape``, the codec's
+    :class:`toolwire.wire.Shape`) at the first top-level field of an imported request body whose
+    JSON kind the SDK's request type ``params`` (``CompletionCreateParamsBase`` /
+    ``ResponseCreateParamsBase``) does not allow there (:func:`toolwire.profile.json_kind_problems`:
+    the kind only, so a compatible server's own values of a field pass); ``stream`` is a boolean
+    (``Literal[True]`` / ``Literal[False]`` in the SDK's Streaming / NonStreaming params). Such a
+    value was dropped (a ``tool_choice`` of 5) or carried along for the API to refuse."""
+    from toolwire.profile import json_kind_problems
+
+    shape.field_types(body, None, tuple(skip), problems=lambda fields: json_kind_problems(fields, params))
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise shape.bad("/stream", "a boolean", stream)
+
+
+def check_function_decl(shape: Any, fn: dict[str, Any], at: str) -> None:
+    """Raises :class:`~toolwire.errors.ResponseDecodeError` at ``at``/<field> for a function
+    declaration field of the wrong JSON type (``description: str``, ``parameters:
+    FunctionParameters`` = ``Dict[str, object]``, ``strict: Optional[bool]``: the openai SDK's
+    ``shared_params.FunctionDefinition`` and ``responses.FunctionToolParam``): a ``parameters``
+    that was not an object became an empty schema, a ``strict`` that was not a boolean was
+    dropped."""
+    for key, ok, expected in (
+        ("description", lambda v: isinstance(v, str), "a string"),
+        ("parameters", lambda v: isinstance(v, dict), "an object (a JSON Schema)"),
+        ("strict", lambda v: isinstance(v, bool), "a boolean"),
+    ):
+        value = fn.get(key)
+        if value is not None and not ok(value):
+            raise shape.bad(f"{at}/{key}", expected, value)
+
+
+def tool_at(make: Callable[[], Tool], at: str) -> Tool:
+    """``make()`` with a :class:`~toolwire.errors.ToolDefinitionError` it raises (a name of the
+    wrong type or outside the rule) naming the declaration's place ``at`` in the imported body."""
+    from toolwire.errors import ToolDefinitionError
+
+    try:
+        return make()
+    except ToolDefinitionError as err:
+        if err.args and isinstance(err.args[0], str):
+            err.args = (f"{err.args[0]} (at {at})", *err.args[1:])
+        raise

@@ -66,6 +66,8 @@ from ._common import (
     apply_overrides,
     arguments_text,
     blank_type,
+    check_function_decl,
+    check_import_types,
     check_tool_calls,
     copied,
     declares_parallel,
@@ -80,6 +82,7 @@ from ._common import (
     split_parallel_calls,
     strict_parameters,
     synth_call_id,
+    tool_at,
     unique_wire_calls,
     usage_of,
     without_blank_parts,
@@ -416,17 +419,21 @@ class OpenAIChatCodec:
         )
         return decl, report
 
-    def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
+    def _tool_from_wire(self, decl: dict[str, Any], at: str = "") -> Tool:
         fn = decl.get("function") or {}
+        check_function_decl(_SHAPE, fn, f"{at}/function")
         strict = fn.get("strict") if isinstance(fn.get("strict"), bool) else None
         schema = schema if isinstance(schema := fn.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(
-            fn.get("name", ""),
-            fn.get("description") or "",
-            copy.deepcopy(schema),
-            None,
-            strict=strict,
-            imported_from=API,
+        tool = tool_at(
+            lambda: Tool(
+                fn.get("name", ""),
+                fn.get("description") or "",
+                copy.deepcopy(schema),
+                None,
+                strict=strict,
+                imported_from=API,
+            ),
+            f"{at}/function/name",
         )
         canonical_fn, _ = self.translate_tool(tool)
         pd: dict[str, Any] = {}
@@ -1038,15 +1045,27 @@ class OpenAIChatCodec:
         - every other field (``n``, ``stream_options``, ``store``, ``metadata``, ``seed``,
           ``max_tokens``, ...) → ``settings`` under its wire name.
 
-        A ``messages`` entry that is not an object, or whose ``role`` is empty (``""``) or not a
-        string, is left out (the API refuses it); one without a role is read as a user message.
+        A ``messages`` entry whose ``role`` is empty (``""``) or not a string is left out (the API
+        refuses it); one without a role is read as a user message.
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
-        not an object or ``messages``/``tools`` that are not arrays.
+        not an object, ``messages``/``tools`` that are not arrays, a ``messages`` entry that is
+        not an object, a function tool's ``description`` / ``parameters`` / ``strict`` of the
+        wrong JSON type, or a top-level field of a JSON kind the SDK's
+        ``CompletionCreateParamsBase`` does not allow (``tool_choice: 5``, ``metadata: "u1"``;
+        only the kind is checked); the error's ``pointer`` names the field. A tool name of the
+        wrong type or outside the rule raises :class:`~toolwire.errors.ToolNameError` naming the
+        declaration's place.
         """
         body = _SHAPE.obj(body, "")
+        from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
+
+        check_import_types(_SHAPE, body, params, ("messages", "tools"))
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         wire_msgs = list(_SHAPE.opt_list(body.get("messages"), "/messages"))
+        for mi, wm in enumerate(wire_msgs):
+            # (ChatCompletionMessageParam: an object; one of another JSON type was left out)
+            _SHAPE.obj(wm, f"/messages/{mi}")
         instructions = None
         if (
             wire_msgs
@@ -1096,7 +1115,7 @@ class OpenAIChatCodec:
         other: list[list[Any]] = []
         for pos, t in enumerate(_SHAPE.opt_list(body.get("tools"), "/tools")):
             if isinstance(t, dict) and t.get("type", "function") == "function" and isinstance(t.get("function"), dict):
-                tools.append(self._tool_from_wire(t))
+                tools.append(self._tool_from_wire(t, f"/tools/{pos}"))
             else:  # custom (free-text) tools: kept verbatim at their position (settings["other_tools"])
                 other.append([pos, copy.deepcopy(t)])
         if other:

@@ -80,6 +80,8 @@ from ._common import (
     apply_overrides,
     arguments_text,
     blank_type,
+    check_function_decl,
+    check_import_types,
     check_tool_calls,
     copied,
     declares_parallel,
@@ -94,6 +96,7 @@ from ._common import (
     split_parallel_calls,
     strict_parameters,
     synth_call_id,
+    tool_at,
     unique_wire_calls,
     usage_of,
     without_blank_parts,
@@ -796,16 +799,20 @@ class OpenAIResponsesCodec:
         }
         return apply_overrides(decl, tool.provider_data.get(API)), report
 
-    def _tool_from_wire(self, decl: dict[str, Any]) -> Tool:
+    def _tool_from_wire(self, decl: dict[str, Any], at: str = "") -> Tool:
+        check_function_decl(_SHAPE, decl, at)
         strict = decl.get("strict") if isinstance(decl.get("strict"), bool) else None
         schema = schema if isinstance(schema := decl.get("parameters"), dict) else {"type": "object", "properties": {}}
-        tool = Tool(
-            decl.get("name", ""),
-            decl.get("description") or "",
-            copy.deepcopy(schema),
-            None,
-            strict=strict,
-            imported_from=API,
+        tool = tool_at(
+            lambda: Tool(
+                decl.get("name", ""),
+                decl.get("description") or "",
+                copy.deepcopy(schema),
+                None,
+                strict=strict,
+                imported_from=API,
+            ),
+            f"{at}/name",
         )
         canonical, _ = self.translate_tool(tool)
         over = overrides_for(decl, canonical, set())
@@ -1547,18 +1554,35 @@ class OpenAIResponsesCodec:
           ``thinking``; everything else (``include``, ``store``, ``previous_response_id``,
           ``reasoning`` extras, …) → ``settings`` under its wire name.
 
-        An ``input`` entry that is not an object, or an item whose ``type`` is empty (``""``) or
-        not a string, is left out (the API refuses it as input; an output item of that kind is left
+        An ``input`` item whose ``type`` is empty (``""``) or not a string is left out (the API refuses it as input; an output item of that kind is left
         out by :meth:`decode_response` too); an item of a non-empty type toolwire does not know is
         kept whole and sent back as it came.
 
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
-        not an object, ``input`` that is neither a string nor an array, or items of the wrong shape.
+        not an object, ``input`` that is neither a string nor an array, an ``input`` entry that is
+        not an object, items of the wrong shape, a function tool's ``description`` /
+        ``parameters`` / ``strict`` of the wrong JSON type, or a top-level field (or
+        ``reasoning.effort`` / ``summary``) of a JSON kind the SDK's ``ResponseCreateParamsBase``
+        does not allow (``tool_choice: 5``, ``text: "json"``; only the kind is checked); the
+        error's ``pointer`` names the field. A tool name of the wrong type or outside the rule
+        raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place.
         """
         body = _SHAPE.obj(body, "")
+        from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
+
+        check_import_types(_SHAPE, body, params, ("input", "tools", "instructions"))
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         thinking = None
         if isinstance(settings.get("reasoning"), dict):
+            from openai.types.shared_params import Reasoning
+
+            # (effort and summary become the canonical thinking: their kinds as
+            # openai.types.shared_params.Reasoning types them, at /reasoning/<field>)
+            from toolwire.profile import json_kind_problems
+
+            wrong = json_kind_problems({k: v for k, v in settings["reasoning"].items() if v is not None}, Reasoning)
+            if wrong:
+                raise _SHAPE.error(f"/reasoning{wrong[0][0]}", f"reasoning.{wrong[0][1]}")
             reasoning = settings.pop("reasoning")
             thinking = {k: v for k, v in reasoning.items() if k in ("effort", "summary")}
             rest = {k: v for k, v in reasoning.items() if k not in ("effort", "summary")}
@@ -1573,6 +1597,10 @@ class OpenAIResponsesCodec:
             if isinstance(raw_input, str)
             else list(_SHAPE.opt_list(raw_input, "/input"))
         )
+        if isinstance(raw_input, list):
+            for ii, item in enumerate(items):
+                # (ResponseInputItemParam: an object; one of another JSON type was left out)
+                _SHAPE.obj(item, f"/input/{ii}")
         # ResponseCreateParamsBase.instructions: Optional[str] (a list of items is only what a
         # Response object reports for a prompt's instructions, never a request field)
         instructions = _SHAPE.opt_str(body.get("instructions"), "/instructions")
@@ -1655,7 +1683,7 @@ class OpenAIResponsesCodec:
         other: list[list[Any]] = []
         for pos, t in enumerate(_SHAPE.opt_list(body.get("tools"), "/tools")):
             if isinstance(t, dict) and t.get("type") == "function":
-                tools.append(self._tool_from_wire(t))
+                tools.append(self._tool_from_wire(t, f"/tools/{pos}"))
             else:  # hosted / custom tools: kept verbatim at their position (settings["other_tools"])
                 other.append([pos, copy.deepcopy(t)])
         if other:

@@ -1,0 +1,127 @@
+"""An imported Chat Completions or Responses request body (``decode_request``) whose top-level
+fields have the wrong JSON type raises a typed error naming the field (its JSON pointer).
+
+The kinds come from the SDK's request types (``CompletionCreateParamsBase``,
+``ResponseCreateParamsBase``): ``metadata: Optional[Metadata]`` is an object,
+``max_completion_tokens: Optional[int]`` an integer, ``tool_choice`` text or an object, ... A
+value of another kind was dropped (``tool_choice: 5`` on Responses, ``parameters: 5`` of a
+function tool, which became an empty schema, a ``messages`` / ``input`` entry that is not an
+object) or carried along for the API to refuse; a tool whose name or description had the wrong
+type raised an error that did not say where.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from toolwire_openai.chat import OpenAIChatCodec
+from toolwire_openai.responses import OpenAIResponsesCodec
+
+from toolwire.errors import ResponseDecodeError, ToolDefinitionError
+
+CHAT: dict[str, Any] = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "hi"}]}
+RESP: dict[str, Any] = {"model": "gpt-4.1", "input": "hi"}
+
+CHAT_WRONG = {
+    "tool_choice-number": ("tool_choice", 5, "/tool_choice"),
+    "response_format-string": ("response_format", "json", "/response_format"),
+    "parallel_tool_calls-string": ("parallel_tool_calls", "yes", "/parallel_tool_calls"),
+    "max_completion_tokens-string": ("max_completion_tokens", "100", "/max_completion_tokens"),
+    "temperature-string": ("temperature", "hot", "/temperature"),
+    "stream-string": ("stream", "yes", "/stream"),
+    "model-number": ("model", 5, "/model"),
+    "reasoning_effort-number": ("reasoning_effort", 5, "/reasoning_effort"),
+    "metadata-string": ("metadata", "u1", "/metadata"),
+    "stop-number": ("stop", 5, "/stop"),
+    "messages-entry-number": ("messages", [{"role": "user", "content": "hi"}, 5], "/messages/1"),
+    "tool-parameters-number": (
+        "tools",
+        [{"type": "function", "function": {"name": "f", "parameters": 5}}],
+        "/tools/0/function/parameters",
+    ),
+    "tool-description-number": (
+        "tools",
+        [{"type": "function", "function": {"name": "f", "description": 5}}],
+        "/tools/0/function/description",
+    ),
+}
+
+RESP_WRONG = {
+    "tool_choice-number": ("tool_choice", 5, "/tool_choice"),
+    "text-string": ("text", "json", "/text"),
+    "reasoning-string": ("reasoning", "high", "/reasoning"),
+    "reasoning-effort-number": ("reasoning", {"effort": 5}, "/reasoning/effort"),
+    "parallel_tool_calls-string": ("parallel_tool_calls", "yes", "/parallel_tool_calls"),
+    "max_output_tokens-string": ("max_output_tokens", "100", "/max_output_tokens"),
+    "temperature-string": ("temperature", "hot", "/temperature"),
+    "stream-string": ("stream", "yes", "/stream"),
+    "model-number": ("model", 5, "/model"),
+    "include-string": ("include", "reasoning.encrypted_content", "/include"),
+    "previous_response_id-number": ("previous_response_id", 5, "/previous_response_id"),
+    "input-entry-number": ("input", [{"role": "user", "content": "hi"}, 5], "/input/1"),
+    "tool-parameters-number": ("tools", [{"type": "function", "name": "f", "parameters": 5}], "/tools/0/parameters"),
+    "tool-description-number": ("tools", [{"type": "function", "name": "f", "description": 5}], "/tools/0/description"),
+}
+
+
+@pytest.mark.parametrize("field,value,pointer", CHAT_WRONG.values(), ids=CHAT_WRONG.keys())
+def test_chat_top_level_field_of_the_wrong_type_is_a_decode_error(field: str, value: Any, pointer: str) -> None:
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request({**CHAT, field: value})
+    assert info.value.pointer == pointer
+
+
+@pytest.mark.parametrize("field,value,pointer", RESP_WRONG.values(), ids=RESP_WRONG.keys())
+def test_responses_top_level_field_of_the_wrong_type_is_a_decode_error(field: str, value: Any, pointer: str) -> None:
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIResponsesCodec().decode_request({**RESP, field: value})
+    assert info.value.pointer == pointer
+
+
+@pytest.mark.parametrize(
+    "codec,body,where",
+    [
+        (
+            OpenAIChatCodec(),
+            {**CHAT, "tools": [{"type": "function", "function": {"name": 5}}]},
+            "/tools/0/function/name",
+        ),
+        (
+            OpenAIChatCodec(),
+            {**CHAT, "tools": [{"type": "function", "function": {"name": "a b"}}]},
+            "/tools/0/function/name",
+        ),
+        (OpenAIResponsesCodec(), {**RESP, "tools": [{"type": "function", "name": 5}]}, "/tools/0/name"),
+        (OpenAIResponsesCodec(), {**RESP, "tools": [{"type": "function", "name": "a b"}]}, "/tools/0/name"),
+    ],
+    ids=["chat-number", "chat-space", "responses-number", "responses-space"],
+)
+def test_a_tool_name_error_names_its_place(codec: Any, body: dict[str, Any], where: str) -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+        codec.decode_request(body)
+    assert where in str(info.value)
+
+
+def test_the_right_types_still_import() -> None:
+    chat = OpenAIChatCodec().decode_request(
+        {
+            **CHAT,
+            "tool_choice": "auto",
+            "response_format": {"type": "json_object"},
+            "max_completion_tokens": 100,
+            "temperature": 1,
+            "metadata": {"k": "v"},
+            "reasoning_effort": "max",  # (a value a compatible server may take: only the kind is checked)
+            "stop": ["END"],
+            "tools": [
+                {"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object"}}}
+            ],
+        }
+    )
+    assert chat.tool_choice == "auto" and chat.max_tokens == 100 and chat.settings["metadata"] == {"k": "v"}
+    assert [t.name for t in chat.tools] == ["f"]
+    resp = OpenAIResponsesCodec().decode_request(
+        {**RESP, "tool_choice": "required", "text": {"format": {"type": "text"}}, "reasoning": {"effort": "low"}}
+    )
+    assert resp.tool_choice == "required" and resp.thinking == {"effort": "low"}
