@@ -1915,10 +1915,13 @@ class ResponsesStreamDecoder:
     A call is ended by its ``output_item.done``, or, when the server sent none, by
     ``response.completed`` (the call's item in its ``output``, else the ``arguments`` of the
     call's ``function_call_arguments.done``, else its deltas; the stop reason is then
-    ``tool_use``). ``response.completed`` gives the events of each item of its ``output`` the
-    stream did not give (all of them after a stream that delivered nothing of the output), as
-    their ``output_item.done`` would, each in its place (matched by item id, else by output
-    index; see :meth:`_unstreamed`); an item the stream gave keeps what it streamed. A call
+    ``tool_use``). Each terminal event (``response.completed``, ``incomplete``, ``failed``)
+    gives the events of each item of its response's ``output`` the stream did not give (all of
+    them after a stream that delivered nothing of the output), as their ``output_item.done``
+    would, each in its place (matched by item id, else by output index; see
+    :meth:`_unstreamed`); an item the stream gave keeps what it streamed. A ``function_call``
+    item ``status: incomplete`` whose arguments do not parse is an incomplete call, as in
+    :meth:`OpenAIResponsesCodec.decode_response`. A call
     still open when the stream ends otherwise (``response.incomplete``, or no terminal event)
     stays open and the assembler marks it incomplete (never run). A stream
     that ends without one of the terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
@@ -1927,9 +1930,11 @@ class ResponsesStreamDecoder:
     ``output_index``) when an output index is added twice or finished twice, when an event does
     not fit the item at its output index (text deltas for a ``function_call`` item, argument
     deltas for a message, a ``done`` item of another type), or a field has the wrong JSON type
-    (in an item of ``response.completed``'s output the stream did not give, the pointer is
+    (in an item of the terminal response's output the stream did not give, the pointer is
     ``/response/output/<i>``: an item that is not an object, a message ``content`` that is not
-    an array, ...).
+    an array, ...), for a terminal ``output`` that is not an array (``/response/output``), and
+    for a terminal response without ``output`` (absent or ``null``) after a stream that gave no
+    output item, unless its ``status`` is ``failed`` (after streamed items, those are the answer).
     """
 
     def __init__(self, request: ModelRequest | None = None, origin: str | None = None) -> None:
@@ -2119,8 +2124,10 @@ class ResponsesStreamDecoder:
             if isinstance(resp.get("usage"), dict) and resp["usage"]:
                 yield UsageUpdate(responses_usage(resp["usage"]))
             stop, vendor = stop_reason_of(resp, "/response")
-            if kind == "response.completed":
-                yield from self._unstreamed(resp)
+            # every terminal event holds the whole Response (ResponseCompletedEvent,
+            # ResponseIncompleteEvent, ResponseFailedEvent: ``response: Response``, openai SDK
+            # types), whose ``output`` lists every item, those the stream never gave included
+            yield from self._unstreamed(resp)
             if kind == "response.completed" and stop not in ("max_tokens", "error"):
                 yield from self._settle(resp)
             if stop == "end_turn" and self.calls_open:
@@ -2135,30 +2142,48 @@ class ResponsesStreamDecoder:
             yield StopEvent(stop, vendor, provider_data={API: pd}) if pd else StopEvent(stop, vendor)
 
     def _unstreamed(self, resp: dict[str, Any]) -> Iterator[StreamEvent]:
-        """At ``response.completed``: the events of each item of the completed ``output`` the
-        stream did not finish, as its ``output_item.done`` would give them. The completed response
-        is the whole answer (the SDK's own stream helper returns it as the final response:
+        """At the terminal event (``response.completed``, ``incomplete``, ``failed``,
+        ``cancelled``): the events of each item of its response's ``output`` the stream did not
+        finish, as its ``output_item.done`` would give them. The terminal response is the whole
+        answer (the SDK's own stream helper returns it as the final response:
         ``openai.lib.streaming.responses``, ``get_final_response()``), and some servers and
-        proxies stream only part of it: nothing at all before ``response.completed``, or one
+        proxies stream only part of it: nothing at all before the terminal event, or one
         message's text deltas while a ``function_call``, reasoning item or second message comes
-        only in the completed ``output``.
+        only in the terminal ``output``.
 
-        Each completed item is matched to the item the stream gave: by item ``id`` (the item's
+        Each terminal item is matched to the item the stream gave: by item ``id`` (the item's
         ``id``, or the ``item_id`` of its deltas), else by its position, which is the stream's
         ``output_index`` (``ResponseOutputItemAddedEvent.output_index``: "The index of the output
         item that was added", openai SDK type) when the stream gave an item of the same type
         there, else (ids and an order of the server's own) by what it is
         (:func:`_content_key`: a call's ``call_id``, a message's text, a reasoning item's summary). An item the stream gave
         keeps what it streamed (no text twice); one it never
-        finished is finished by the completed copy (a message's ids and annotations, a reasoning
+        finished is finished by the terminal copy (a message's ids and annotations, a reasoning
         item's ``encrypted_content``), except an announced ``function_call``, which
-        :meth:`_settle` ends. An item the stream did not give goes at its position; a position
+        :meth:`_settle` ends at ``response.completed`` and which stays open (cut off) otherwise.
+        An item the stream did not give goes at its position; a position
         the stream gave another item (a server that numbered its output otherwise) puts it after
         every item. An item that is not an object raises :class:`ResponseDecodeError` at
         ``/response/output/<i>``, as in :meth:`OpenAIResponsesCodec.decode_response`; one without
-        a ``type`` is left out as it is there (the API refuses it as input)."""
+        a ``type`` is left out as it is there (the API refuses it as input). An ``output`` that is
+        not an array raises it at ``/response/output``; one that is absent or ``null`` leaves the
+        streamed items the answer, and raises it when the stream gave no item (but for a
+        ``failed`` response, which stands without output)."""
         output = resp.get("output")
-        if type(output) is not list or not output:
+        if output is None:
+            # ``Response.output`` is a required list (openai SDK type): a proxy that streamed the
+            # items may leave the final list out, and they are the answer; with nothing streamed
+            # there is no answer (a whole body without ``output`` is refused too), except a
+            # failed response, which stands without output (as in decode_response)
+            if not self.kinds and resp.get("status") != "failed":
+                raise _SHAPE.error(
+                    "/response/output",
+                    "the terminal event's response has no output array and the stream gave no output item",
+                )
+            return
+        if type(output) is not list:
+            raise _SHAPE.bad("/response/output", "an array", output)
+        if not output:
             return
         matched: dict[int, int] = {}  # position in output → the stream's output index
         claimed: set[int] = set()
@@ -2318,7 +2343,16 @@ class ResponsesStreamDecoder:
         if isinstance(raw, dict):
             yield ToolCallEnd(oi * _SLOT, arguments=dict(raw), provider_data=call.provider_data)
         elif raw is None or isinstance(raw, str):
-            yield ToolCallEnd(oi * _SLOT, raw_arguments=raw or "", provider_data=call.provider_data)
+            # an item ``status: incomplete`` whose text does not parse was cut off, as in
+            # decode_response (_call_from_item), whatever the response's stop reason
+            cut = call.incomplete
+            yield ToolCallEnd(
+                oi * _SLOT,
+                raw_arguments=raw or "",
+                provider_data=call.provider_data,
+                invalid=call.invalid if cut else None,
+                incomplete=cut,
+            )
         else:  # a number, array, ...: its JSON text, so the call is invalid with the reason
             yield ToolCallEnd(
                 oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data
