@@ -1505,7 +1505,8 @@ class ChatStreamDecoder:
     - ``finish_reason`` ends every started call (:class:`ToolCallEnd`) and gives the stop
       reason; a stream that stops without one was cut off: the calls stay unended (the
       assembler marks them incomplete, never run) and the stop reason is ``"error"`` with
-      ``vendor_stop_reason=None``;
+      ``vendor_stop_reason=None``; so is a stream whose ``[DONE]`` came before any chunk carried
+      the choice (nothing of the answer arrived);
     - ``usage`` (the final chunk with empty ``choices`` when ``stream_options.include_usage``
       was requested, or any chunk that carries it) → :class:`UsageUpdate`;
     - a chunk carrying an ``error`` object raises the same :class:`ProviderError` as that error
@@ -1540,6 +1541,8 @@ class ChatStreamDecoder:
         self.reasoning_field = False
         self.reasoning_text = False
         self.call_extra: dict[int, dict[str, Any]] = {}  # canonical index → its extra_content
+        #: a chunk carried the answer's choice (index 0): a ``[DONE]`` before any did not end an answer
+        self.choice_seen = False
 
     @_SHAPE.guarded("a Chat Completions stream chunk")
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
@@ -1574,6 +1577,7 @@ class ChatStreamDecoder:
                 choice = _SHAPE.obj(choice, f"/choices/{ci}")
             if choice.get("index", 0) != 0:
                 continue
+            self.choice_seen = True
             if "usage" in choice and type(choice["usage"]) is dict and choice["usage"]:
                 # Moonshot streams its usage in the choice, not in the chunk (earendil-works/pi#2017)
                 choice_usage = choice["usage"]
@@ -1736,15 +1740,18 @@ class ChatStreamDecoder:
 
     @_SHAPE.guarded("a Chat Completions stream")
     def finish(self) -> list[StreamEvent]:
-        """The closing events: with a ``finish_reason`` (or after ``[DONE]``), a
-        :class:`ToolCallEnd` per call and the :class:`StopEvent`; without either (the stream was
-        cut off), only ``StopEvent("error")``."""
+        """The closing events: with a ``finish_reason`` (or after ``[DONE]`` when a chunk carried
+        the choice), a :class:`ToolCallEnd` per call and the :class:`StopEvent`; otherwise (the
+        stream was cut off, or ended by ``[DONE]`` before any choice), only ``StopEvent("error")``."""
         # Nothing to take from a final message here (unlike the Responses decoder, which takes the
         # items of ``response.completed``'s output the stream did not give): a Chat stream has no
         # event that carries the finished message, every chunk holds only its ``choices[].delta``
         # (openai ``types/chat/chat_completion_chunk.py``, ``ChoiceDelta``), so what the server
         # did not stream is nowhere in the stream.
-        if not self.finish_reason and not getattr(self, "done", False):
+        if not self.finish_reason and not (getattr(self, "done", False) and self.choice_seen):
+            # cut off: no finish_reason and no [DONE], or a [DONE] after chunks that never carried
+            # the choice (only usage or Azure's prompt_filter_results, ``choices: []``), which
+            # delivered nothing of the answer (a whole body without choices is refused too)
             return [StopEvent("error", None)]
         ends = [
             ToolCallEnd(index)
