@@ -1633,8 +1633,8 @@ class StreamDecoder:
     A tool call is ended (:class:`ToolCallEnd`) only by its ``content_block_stop``: a block the
     stream never closed stays open and the assembler marks the call incomplete (never run).
     :meth:`finish` gives the vendor's ``stop_reason`` when ``message_delta`` carried one; a stream
-    that ended with neither a stop reason nor ``message_stop`` (cut off) gives ``"error"`` with
-    ``vendor_stop_reason=None``, never ``end_turn``.
+    that ended with neither a stop reason nor ``message_stop`` (cut off), or whose ``message_stop``
+    came with nothing before it, gives ``"error"`` with ``vendor_stop_reason=None``, never ``end_turn``.
 
     Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="anthropic"``, the block index
     in the message) for an event that breaks the stream's order: a block index started twice, a
@@ -1664,6 +1664,7 @@ class StreamDecoder:
         self._message_id: str | None = None
         self._ended = False  # message_stop seen
         self._stopped = False
+        self._opened = False  # message_start seen
 
     def feed(self, data: dict[str, Any]) -> list[StreamEvent]:
         """The canonical events of one SSE ``data`` object. A raw Python error from a shape the
@@ -1693,6 +1694,7 @@ class StreamDecoder:
 
     def _feed(self, data: dict[str, Any], etype: Any) -> list[StreamEvent]:
         if etype == "message_start":
+            self._opened = True
             msg = _opt_obj(data.get("message"), "/message")
             self._message_id = _opt_str(msg.get("id"), "/message/id")
             out: list[StreamEvent] = [ResponseStart(self._message_id, _opt_str(msg.get("model"), "/message/model"))]
@@ -1766,8 +1768,8 @@ class StreamDecoder:
         """The closing :class:`StopEvent` (once; also emitted if the stream had no ``message_stop``).
 
         Stop reason: the vendor's ``message_delta.stop_reason`` when one arrived; else, after
-        ``message_stop``, ``tool_use``/``end_turn`` by content; else (the stream was cut off)
-        ``"error"`` with ``vendor_stop_reason=None``."""
+        ``message_stop`` (following ``message_start`` or a block), ``tool_use``/``end_turn`` by
+        content; else (the stream was cut off) ``"error"`` with ``vendor_stop_reason=None``."""
         if self._stopped:
             return []
         self._stopped = True
@@ -1778,8 +1780,12 @@ class StreamDecoder:
             pd["usage"] = extras
         if self._opaque:
             pd["blocks"] = [{"position": i, "block": self._opaque[i]} for i in sorted(self._opaque)]
-        if self._stop is None and not self._ended:
-            stop = "error"  # no stop reason and no message_stop: the stream was cut off
+        if self._stop is None and (not self._ended or not (self._opened or self._kinds)):
+            # no stop reason and no message_stop: the stream was cut off; nor is a message_stop
+            # with nothing before it (no message_start, no block) an answer: a message stream
+            # opens with message_start (the SDK's accumulator, anthropic.lib.streaming._messages,
+            # raises 'Unexpected event order, got ... before "message_start"' otherwise)
+            stop = "error"
         else:
             stop = map_stop_reason(self._stop, self._has_calls)
         return [StopEvent(stop, self._stop, {API: pd} if pd else None)]
