@@ -274,3 +274,73 @@ def test_a_failed_response_without_output_or_error_is_an_error_stop(responses_mo
     assert (resp.stop_reason, resp.vendor_stop_reason, resp.parts) == ("error", "failed", [])
     whole = toolwire.run_sync(_model(responses_model, json_response(terminal["response"]), stream=False), "q")
     assert (whole.turns[0].response.stop_reason, whole.turns[0].response.parts) == ("error", [])
+
+
+def _open_call(arguments: str, seq: int = 1) -> list[dict[str, Any]]:
+    """A ``function_call`` announced and given its argument deltas, without its ``output_item.done``."""
+    call = _call(arguments)
+    return [
+        {
+            "type": "response.output_item.added",
+            "sequence_number": seq,
+            "output_index": 0,
+            "item": {**call, "arguments": "", "status": "in_progress"},
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": seq + 1,
+            "output_index": 0,
+            "item_id": "fc_1",
+            "delta": arguments,
+        },
+    ]
+
+
+@pytest.mark.parametrize("kind,status,reason,stop", [t[:4] for t in TERMINALS[:3]], ids=IDS[:3])
+def test_a_call_left_open_is_ended_by_its_finished_item_in_the_terminal_output(
+    responses_model: Any, kind: str, status: str, reason: str | None, stop: str
+) -> None:
+    """A call whose deltas came but not its ``output_item.done``, then a terminal event that is not
+    ``response.completed`` (the answer was cut later, in a message) whose output lists the call
+    finished (``status: completed``): the call is complete, as in the non-streamed answer. Before,
+    the stream marked it incomplete ("the output-token limit cut this tool call off")."""
+    cut = {**_message("msg_1", "And th"), "status": "incomplete"}
+    terminal = _terminal(kind, [_call('{"city": "Paris"}'), cut], status, reason, seq=3)
+    streamed = _answer(responses_model, responses_sse([CREATED, *_open_call('{"city": "Paris"}'), terminal]))
+    whole = _answer(responses_model, json_response(terminal["response"]), stream=False)
+    for resp in (streamed, whole):
+        assert resp.stop_reason == stop
+        (got,) = resp.tool_calls
+        assert (got.id, got.arguments, got.incomplete, got.invalid) == ("call_1", {"city": "Paris"}, False, None)
+    assert streamed.text == whole.text == "And th"
+
+
+def test_a_call_left_open_with_its_arguments_done_is_complete_at_response_incomplete(responses_model: Any) -> None:
+    """``function_call_arguments.done`` gives the final arguments
+    (``ResponseFunctionCallArgumentsDoneEvent.arguments``): the call is complete even when the
+    incomplete output leaves it out."""
+    done = {
+        "type": "response.function_call_arguments.done",
+        "sequence_number": 3,
+        "output_index": 0,
+        "item_id": "fc_1",
+        "arguments": '{"city": "Paris"}',
+    }
+    terminal = _terminal("response.incomplete", [], "incomplete", "max_output_tokens", seq=4)
+    resp = _answer(responses_model, responses_sse([CREATED, *_open_call('{"city": "Paris"}'), done, terminal]))
+    (got,) = resp.tool_calls
+    assert (got.arguments, got.incomplete) == ({"city": "Paris"}, False)
+
+
+@pytest.mark.parametrize("listed", ["absent", "cut"])
+def test_a_call_left_open_with_only_its_deltas_stays_cut_off_at_response_incomplete(
+    responses_model: Any, listed: str
+) -> None:
+    """Only deltas, and the incomplete output leaves the call out or lists it cut off
+    (``status: incomplete``): incomplete, never run, as before."""
+    output = [] if listed == "absent" else [_call('{"city": "Pa', status="incomplete")]
+    terminal = _terminal("response.incomplete", output, "incomplete", "max_output_tokens", seq=3)
+    resp = _answer(responses_model, responses_sse([CREATED, *_open_call('{"city": "Pa'), terminal]))
+    (got,) = resp.tool_calls
+    assert got.incomplete and got.arguments is None and got.raw_arguments == '{"city": "Pa'
+    assert resp.stop_reason == "max_tokens"

@@ -1909,7 +1909,7 @@ class ResponsesStreamDecoder:
       ``encrypted_content`` only here) → :class:`ReasoningDelta`, a message item's
       ids/annotations merged into its text parts;
     - ``response.completed``/``incomplete``/``failed`` → usage and the stop reason
-      (:func:`stop_reason_of`); a ``failed`` response or an ``error`` event raises
+      (:func:`stop_reason_of`); a ``failed`` response with an ``error`` object or an ``error`` event raises
       :class:`ProviderError` (``status=None``).
 
     A call is ended by its ``output_item.done``, or, when the server sent none, by
@@ -1921,9 +1921,11 @@ class ResponsesStreamDecoder:
     would, each in its place (matched by item id, else by output index; see
     :meth:`_unstreamed`); an item the stream gave keeps what it streamed. A ``function_call``
     item ``status: incomplete`` whose arguments do not parse is an incomplete call, as in
-    :meth:`OpenAIResponsesCodec.decode_response`. A call
-    still open when the stream ends otherwise (``response.incomplete``, or no terminal event)
-    stays open and the assembler marks it incomplete (never run). A stream
+    :meth:`OpenAIResponsesCodec.decode_response`. A call still open at another terminal event
+    (``response.incomplete``, ``failed``) ends only with its item in that event's output or the
+    arguments of its ``function_call_arguments.done``; one with only its deltas, or still open when
+    the stream ends without a terminal event, stays open and the assembler marks it incomplete
+    (never run). A stream
     that ends without one of the terminal events gives ``StopEvent("error")`` with ``vendor_stop_reason=None``.
 
     Raises :class:`~toolwire.errors.ResponseDecodeError` (``api="openai"``, naming the
@@ -2128,8 +2130,7 @@ class ResponsesStreamDecoder:
             # ResponseIncompleteEvent, ResponseFailedEvent: ``response: Response``, openai SDK
             # types), whose ``output`` lists every item, those the stream never gave included
             yield from self._unstreamed(resp)
-            if kind == "response.completed" and stop not in ("max_tokens", "error"):
-                yield from self._settle(resp)
+            yield from self._settle(resp, kind == "response.completed" and stop not in ("max_tokens", "error"))
             if stop == "end_turn" and self.calls_open:
                 # the stream delivered calls its completed response's output does not list (an
                 # empty output, router-for-me/CLIProxyAPI#2626): the model waits for their results
@@ -2358,8 +2359,8 @@ class ResponsesStreamDecoder:
                 oi * _SLOT, raw_arguments=json.dumps(raw, ensure_ascii=False), provider_data=call.provider_data
             )
 
-    def _settle(self, resp: dict[str, Any]) -> Iterator[StreamEvent]:
-        """End the calls still open when ``response.completed`` arrives: some OpenAI-compatible
+    def _settle(self, resp: dict[str, Any], completed: bool = True) -> Iterator[StreamEvent]:
+        """End the calls still open when the terminal event arrives: some OpenAI-compatible
         servers and proxies never send a call's ``response.output_item.done`` ("Some
         OpenAI-compatible backends/proxies omit per-item done events on a successful
         completion", NousResearch/hermes-agent#92764), and their ``response.completed`` carries
@@ -2367,14 +2368,17 @@ class ResponsesStreamDecoder:
         finished, so each open call ends with, in this order: the ``function_call`` item of
         ``response.output`` with its ``call_id`` (or item ``id``), the ``arguments`` of its
         ``response.function_call_arguments.done`` (``ResponseFunctionCallArgumentsDoneEvent.arguments``,
-        "the function-call arguments", openai SDK type), or its streamed argument deltas. A
+        "the function-call arguments", openai SDK type), or its streamed argument deltas. At
+        another terminal event (``completed`` false: ``response.incomplete``, ``failed``) the
+        answer was cut, so only the first two end a call (the item, with its own ``status``, as
+        :meth:`OpenAIResponsesCodec.decode_response` reads it); a call with only its deltas stays
+        open and the assembler marks it incomplete. A
         call ends once: one its ``output_item.done`` ended is not open."""
         output = resp.get("output")
         items = (
             [i for i in output if type(i) is dict and i.get("type") == "function_call"] if type(output) is list else []
         )
         for oi in sorted(self.calls_open - self.done):
-            self.done.add(oi)
             call_id, item_id = self.call_keys.get(oi, (None, None))
             item = next(
                 (
@@ -2385,6 +2389,9 @@ class ResponsesStreamDecoder:
                 ),
                 None,
             )
+            if not completed and item is None and oi not in self.arguments_done:
+                continue  # cut off: stays open
+            self.done.add(oi)
             if item is not None:
                 yield from self._end_call(item, oi)
             elif oi in self.arguments_done:
