@@ -867,3 +867,153 @@ def test_a_request_recorded_with_a_non_content_4xx_that_toolwire_refuses_still_f
     assert code == 1, doc
     (err,) = doc["files"][0]["errors"]
     assert f"recorded HTTP {status} gave RequestRefused" in err and "sampling-range" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# habits of a recording client seen in real traffic (crewAI's cassettes): a call turn sent back
+# without the text the model wrote beside its calls, and a Gemini turn's function responses
+# sent back one Content each. The vendors took both (HTTP 200).
+
+_ADD_SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}}
+_GEMINI_URI = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+
+
+def _dropped_text_conversation(api: str) -> tuple[str, list[tuple[dict, dict]]]:
+    """(uri, [(request, answer), (request, answer)]): the model says "I'll add them." beside a
+    call of add(2, 3); the recording client sends the call turn back without that text."""
+    said = "I'll add them."
+    if api == "anthropic":
+        tools = [{"name": "add", "description": "Add.", "input_schema": _ADD_SCHEMA}]
+        first = {"model": "claude-sonnet-4-5", "max_tokens": 256, "messages": [{"role": "user", "content": "2+3?"}]}
+        first["tools"] = tools
+        call = {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}}
+        usage = {"input_tokens": 5, "output_tokens": 2}
+        answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5"}
+        answer |= {"content": [{"type": "text", "text": said}, call], "stop_reason": "tool_use", "usage": usage}
+        result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "5"}]}
+        second = {**first, "messages": [*first["messages"], {"role": "assistant", "content": [call]}, result]}
+        done = {**answer, "id": "msg_2", "content": [{"type": "text", "text": "5"}], "stop_reason": "end_turn"}
+        return "https://api.anthropic.com/v1/messages", [(first, answer), (second, done)]
+    if api == "openai-chat":
+        tools = [{"type": "function", "function": {"name": "add", "parameters": _ADD_SCHEMA}}]
+        first = {"model": "gpt-4o", "messages": [{"role": "user", "content": "2+3?"}], "tools": tools}
+        calls = [{"id": "call_1", "type": "function", "function": {"name": "add", "arguments": '{"a": 2, "b": 3}'}}]
+        usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+        msg = {"role": "assistant", "content": said, "tool_calls": calls}
+        answer = {"id": "c1", "object": "chat.completion", "created": 1, "model": "gpt-4o", "usage": usage}
+        answer["choices"] = [{"index": 0, "message": msg, "finish_reason": "tool_calls"}]
+        sent_back = [{"role": "assistant", "content": None, "tool_calls": calls}]
+        sent_back.append({"role": "tool", "tool_call_id": "call_1", "content": "5"})
+        second = {**first, "messages": [*first["messages"], *sent_back]}
+        done = {**answer, "id": "c2"}
+        done["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "5"}, "finish_reason": "stop"}]
+        return "https://api.openai.com/v1/chat/completions", [(first, answer), (second, done)]
+    if api == "openai-responses":
+        tools = [{"type": "function", "name": "add", "parameters": _ADD_SCHEMA}]
+        first = {"model": "gpt-4o", "input": [{"role": "user", "content": "2+3?"}], "tools": tools}
+        call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "add"}
+        call |= {"arguments": '{"a": 2, "b": 3}', "status": "completed"}
+        text = {"type": "output_text", "text": said, "annotations": []}
+        message = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [text]}
+        usage = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+        answer = {"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4o"}
+        answer |= {"output": [message, call], "usage": usage, "tool_choice": "auto", "tools": tools}
+        answer |= {"parallel_tool_calls": True}
+        result = {"type": "function_call_output", "call_id": "call_1", "output": "5"}
+        second = {**first, "input": [*first["input"], call, result]}
+        done_text = {**message, "id": "msg_2", "content": [{**text, "text": "5"}]}
+        done = {**answer, "id": "resp_2", "output": [done_text]}
+        return "https://api.openai.com/v1/responses", [(first, answer), (second, done)]
+    tools = [{"functionDeclarations": [{"name": "add", "description": "Add.", "parameters": _ADD_SCHEMA}]}]
+    first = {"contents": [{"role": "user", "parts": [{"text": "2+3?"}]}], "tools": tools}
+    call = {"functionCall": {"name": "add", "args": {"a": 2, "b": 3}}}
+    usage = {"promptTokenCount": 5, "candidatesTokenCount": 2, "totalTokenCount": 7}
+    content = {"role": "model", "parts": [{"text": said}, call]}
+    answer = {"candidates": [{"content": content, "finishReason": "STOP", "index": 0}], "usageMetadata": usage}
+    response = {"functionResponse": {"name": "add", "response": {"result": 5}}}
+    second = {**first, "contents": [*first["contents"], {"role": "model", "parts": [call]}]}
+    second["contents"].append({"role": "user", "parts": [response]})
+    done_content = {"role": "model", "parts": [{"text": "5"}]}
+    done = {"candidates": [{"content": done_content, "finishReason": "STOP", "index": 0}], "usageMetadata": usage}
+    return _GEMINI_URI, [(first, answer), (second, done)]
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai-chat", "openai-responses", "gemini"])
+def test_a_call_turn_sent_back_without_its_text_is_a_note_not_a_mismatch(tmp_path, api):
+    """A recording client (crewAI, cassette test_anthropic_agent_kickoff_structured_output_with_tools)
+    sent the model's call turn back without the text the model wrote beside the calls; the vendor
+    took it. toolwire sends the turn back as it came (text and calls): the replay failed the
+    request on "text ... vs recorded ''"; it is a note saying so."""
+    uri, turns = _dropped_text_conversation(api)
+    path = _cassette(tmp_path, f"{api}.yaml", *(_interaction(uri, json.dumps(q), json.dumps(a)) for q, a in turns))
+    doc = replay_paths([str(path)])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
+    assert f["responses"][0]["text"] == "I'll add them."
+    assert f["notes"] == [
+        "the recording client dropped the text the model wrote beside its tool calls when it sent the "
+        "turn back; toolwire sends the model's turn back as it came (seen 1 time)"
+    ]
+    assert doc["ok"]
+
+
+def _gemini_split_responses(tmp_path, trailing_text: str | None):
+    """Two parallel calls answered in two user Contents of one functionResponse each (crewAI,
+    cassette TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling_test_agent_kickoff;
+    the API answered HTTP 200), optionally followed by a user text Content."""
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    tools = [{"functionDeclarations": [{"name": "weather", "description": "Weather.", "parameters": schema}]}]
+    first = {"contents": [{"role": "user", "parts": [{"text": "Paris and Rome?"}]}], "tools": tools}
+    calls = [{"functionCall": {"name": "weather", "args": {"city": c}}} for c in ("Paris", "Rome")]
+    usage = {"promptTokenCount": 5, "candidatesTokenCount": 2, "totalTokenCount": 7}
+    answer = {
+        "candidates": [{"content": {"role": "model", "parts": calls}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": usage,
+    }
+    contents = [*first["contents"], {"role": "model", "parts": calls}]
+    for city, degrees in (("Paris", 18), ("Rome", 24)):
+        response = {"name": "weather", "response": {"result": f"{degrees} in {city}"}}
+        contents.append({"role": "user", "parts": [{"functionResponse": response}]})
+    if trailing_text is not None:
+        contents.append({"role": "user", "parts": [{"text": trailing_text}]})
+    done_content = {"role": "model", "parts": [{"text": "18 and 24."}]}
+    done = {"candidates": [{"content": done_content, "finishReason": "STOP", "index": 0}], "usageMetadata": usage}
+    return _cassette(
+        tmp_path,
+        "split.yaml",
+        _interaction(_GEMINI_URI, json.dumps(first), json.dumps(answer)),
+        _interaction(_GEMINI_URI, json.dumps({**first, "contents": contents}), json.dumps(done)),
+    )
+
+
+_SPLIT_NOTE = (
+    "the recording client sent the results of one turn's tool calls in separate messages; toolwire sends "
+    "them together in one message (seen 1 time)"
+)
+
+
+def test_gemini_function_responses_sent_one_content_each_replay_as_one_conversation(tmp_path):
+    """The second request was taken for a new conversation (it did not extend the first by one
+    results turn) and failed on "message count: toolwire sent 3, recorded 4". It continues the
+    first: toolwire answers both calls with the recorded results, sends them in one Content (the
+    form of Gemini's parallel function calling docs) and the difference is a note."""
+    doc = replay_paths([str(_gemini_split_responses(tmp_path, None))])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
+    assert [c["arguments"] for c in f["responses"][0]["tool_calls"]] == [{"city": "Paris"}, {"city": "Rome"}]
+    assert f["responses"][1]["text"] == "18 and 24."
+    assert f["notes"] == [_SPLIT_NOTE]
+    assert doc["ok"]
+
+
+def test_gemini_function_responses_one_content_each_then_a_user_text_still_match(tmp_path):
+    """The same with a user text Content after the responses (crewAI's "Analyze the tool result.
+    ..."): a new conversation from that request, whose rebuilt request matches with the note."""
+    doc = replay_paths([str(_gemini_split_responses(tmp_path, "Analyze the tool result."))])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
+    assert f["notes"] == [_SPLIT_NOTE]
+    assert doc["ok"]
