@@ -529,3 +529,56 @@ def test_responses_transport_stream_cut_off(responses_model: Any) -> None:
     with pytest.raises(ProviderError, match="ended before the response was complete") as info:
         asyncio.run(model.send(model.build_request([Message.user("hi")], tools=[WEATHER])))
     assert info.value.retryable
+
+
+# a message object put inside a content list (a client bug: crewAI cassette
+# test_custom_llm_within_crew, which the Chat API answered HTTP 400 "Missing required parameter:
+# 'messages[1].content[0].type'."): a content part without a type
+
+
+_UNTYPED = {"role": "system", "content": "You are Say Hi."}
+_SAY_HI = {"role": "user", "content": "Say hi."}
+
+
+@pytest.mark.parametrize(
+    ("codec", "body", "pointer"),
+    [
+        # two parts: imported as kept parts and sent back as they came, to the API's refusal
+        (
+            OpenAIChatCodec(),
+            {"model": "gpt-4o", "messages": [{"role": "user", "content": [_UNTYPED, _SAY_HI]}]},
+            "/messages/0/content/0/type",
+        ),
+        # one part, after a system message read as the instructions: a KeyError inside the import
+        (
+            OpenAIChatCodec(),
+            {
+                "model": "gpt-4o",
+                "messages": [{"role": "system", "content": "s"}, {"role": "user", "content": [_SAY_HI]}],
+            },
+            "/messages/1/content/0/type",
+        ),
+        (
+            OpenAIResponsesCodec(),
+            {"model": "gpt-4o", "input": [{"role": "user", "content": [{"type": "input_text", "text": "a"}, _SAY_HI]}]},
+            "/input/0/content/1/type",
+        ),
+        (
+            OpenAIResponsesCodec(),
+            {
+                "model": "gpt-4o",
+                "input": [{"role": "developer", "content": "s"}, {"role": "user", "content": [_SAY_HI]}],
+            },
+            "/input/1/content/0/type",
+        ),
+    ],
+)
+def test_an_imported_content_part_without_a_type_is_refused_naming_it(codec, body, pointer):
+    """Every content part of either API has a required literal ``type`` (openai SDK
+    ChatCompletionContentPartParam, ResponseInputContentParam); the API refuses a part without
+    one. Import refuses it naming the part, as the Anthropic import refuses a block without a
+    type: it was kept whole and sent back (two parts) or failed on an internal KeyError (one)."""
+    with pytest.raises(ResponseDecodeError) as info:
+        codec.decode_request(body)
+    assert info.value.pointer == pointer
+    assert info.value.detail == f"the content part at {pointer.removesuffix('/type')} has no type"

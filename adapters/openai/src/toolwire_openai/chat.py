@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, cast
 
 from toolwire.adapter import DeclarationMemo, ModelRequest, normalize_tool_choice, tool_choice_setting_change
 from toolwire.arguments import dumps_arguments, parse_arguments
-from toolwire.errors import ConfigurationError, ProviderError, UnsupportedToolChoice
+from toolwire.errors import ConfigurationError, ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ReasoningDelta,
@@ -1055,7 +1055,8 @@ class OpenAIChatCodec:
         ``CompletionCreateParamsBase`` does not allow (``tool_choice: 5``, ``metadata: "u1"``;
         only the kind is checked); the error's ``pointer`` names the field. A tool name of the
         wrong type or outside the rule raises :class:`~toolwire.errors.ToolNameError` naming the
-        declaration's place.
+        declaration's place. A user content part without a ``type`` raises it too (pointer
+        ``/messages/<i>/content/<j>/type``; the API refuses it).
         """
         body = _SHAPE.obj(body, "")
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
@@ -1066,6 +1067,7 @@ class OpenAIChatCodec:
         for mi, wm in enumerate(wire_msgs):
             # (ChatCompletionMessageParam: an object; one of another JSON type was left out)
             _SHAPE.obj(wm, f"/messages/{mi}")
+        position = {id(wm): i for i, wm in enumerate(wire_msgs)}  # for the pointers of errors
         instructions = None
         if (
             wire_msgs
@@ -1107,7 +1109,7 @@ class OpenAIChatCodec:
             elif role == "assistant":
                 messages.append(self._assistant_from_wire(wm))
             elif not (after_run and self._fold_result_media(wm, after_run)):
-                messages.append(self._user_from_wire(wm))
+                messages.append(self._user_from_wire(wm, f"/messages/{position[id(wm)]}"))
         for m in messages:  # the grouping marker is only needed while decoding
             if m.provider_data.get(API, {}).pop("tool_results", None) and not m.provider_data[API]:
                 m.provider_data.pop(API)
@@ -1249,7 +1251,9 @@ class OpenAIChatCodec:
             result.provider_data = new.provider_data
         return True
 
-    def _user_from_wire(self, wm: dict[str, Any]) -> Message:
+    def _user_from_wire(self, wm: dict[str, Any], at: str) -> Message:
+        """A user (or system, developer) message at JSON pointer ``at``; raises
+        :class:`ResponseDecodeError` for a content part without a ``type``."""
         content = wm.get("content")
         parts: list[Any] = []
         pd: dict[str, Any] = {}
@@ -1258,9 +1262,19 @@ class OpenAIChatCodec:
         if isinstance(content, str):
             parts.append(TextPart(content))
         elif isinstance(content, list):
-            for item in content:
+            for pi, item in enumerate(content):
                 if not isinstance(item, dict) or blank_type(item):
                     continue  # not a content part (the API refuses it: its ``type`` is a literal)
+                if item.get("type") is None:
+                    # kept whole, it went back as it came and the API refused the request: "Missing
+                    # required parameter: 'messages[1].content[0].type'." (HTTP 400, a message
+                    # object put in a content list: crewAI cassette test_custom_llm_within_crew);
+                    # every ChatCompletionContentPartParam (openai SDK type) has a required literal
+                    # ``type``. Which part was meant cannot be told: refused, as Anthropic's
+                    # import refuses a content block without a type
+                    raise ResponseDecodeError(
+                        API, f"the content part at {at}/content/{pi} has no type", f"{at}/content/{pi}/type"
+                    )
                 if item.get("type") == "text":
                     parts.append(TextPart(item.get("text", "")))
                 elif item.get("type") == "image_url":

@@ -33,7 +33,7 @@ from toolwire.adapter import (
     tool_choice_setting_change,
 )
 from toolwire.arguments import parse_arguments
-from toolwire.errors import ProviderError, UnsupportedToolChoice
+from toolwire.errors import ProviderError, ResponseDecodeError, UnsupportedToolChoice
 from toolwire.schema.report import TranslationReport
 from toolwire.stream import (
     ProviderToolDone,
@@ -1565,7 +1565,8 @@ class OpenAIResponsesCodec:
         ``reasoning.effort`` / ``summary``) of a JSON kind the SDK's ``ResponseCreateParamsBase``
         does not allow (``tool_choice: 5``, ``text: "json"``; only the kind is checked); the
         error's ``pointer`` names the field. A tool name of the wrong type or outside the rule
-        raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place.
+        raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place. A user content part without a ``type`` raises it too (pointer
+        ``/input/<i>/content/<j>/type``).
         """
         body = _SHAPE.obj(body, "")
         from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
@@ -1601,6 +1602,7 @@ class OpenAIResponsesCodec:
             for ii, item in enumerate(items):
                 # (ResponseInputItemParam: an object; one of another JSON type was left out)
                 _SHAPE.obj(item, f"/input/{ii}")
+        position = {id(item): i for i, item in enumerate(items)}  # for the pointers of errors
         # ResponseCreateParamsBase.instructions: Optional[str] (a list of items is only what a
         # Response object reports for a prompt's instructions, never a request field)
         instructions = _SHAPE.opt_str(body.get("instructions"), "/instructions")
@@ -1671,7 +1673,7 @@ class OpenAIResponsesCodec:
                         part.provider_data[API] = {"easy": extra}
                     m.parts.append(part)
             elif kind in (None, "message"):
-                messages.append(self._user_from_item(item))
+                messages.append(self._user_from_item(item, f"/input/{position[id(item)]}"))
                 messages[-1].provider_data.setdefault(API, {})["closed"] = True
         for m in messages:
             pd = m.provider_data.get(API)
@@ -1755,7 +1757,9 @@ class OpenAIResponsesCodec:
                 result.provider_data[API]["kept_content"] = kept
         return result
 
-    def _user_from_item(self, item: dict[str, Any]) -> Message:
+    def _user_from_item(self, item: dict[str, Any], at: str) -> Message:
+        """A user (or system, developer) message item at JSON pointer ``at``; raises
+        :class:`ResponseDecodeError` for a content part without a ``type``."""
         content = item.get("content")
         parts: list[Any] = []
         pd: dict[str, Any] = {}
@@ -1764,9 +1768,19 @@ class OpenAIResponsesCodec:
         if isinstance(content, str):
             parts.append(TextPart(content))
         elif isinstance(content, list):
-            for c in content:
+            for pi, c in enumerate(content):
                 if not isinstance(c, dict) or blank_type(c):
                     continue  # not a content part (the API refuses it: its ``type`` is a literal)
+                if c.get("type") is None:
+                    # every ResponseInputContentParam (openai SDK type: input_text, input_image,
+                    # input_file, ...) has a required literal ``type``; kept whole it went back as
+                    # it came, to a refusal (the Chat API's own: "Missing required parameter:
+                    # 'messages[1].content[0].type'.", crewAI cassette test_custom_llm_within_crew),
+                    # or the import failed on a KeyError. Refused, as Anthropic's import refuses a
+                    # content block without a type
+                    raise ResponseDecodeError(
+                        API, f"the content part at {at}/content/{pi} has no type", f"{at}/content/{pi}/type"
+                    )
                 if c.get("type") == "input_text":
                     parts.append(TextPart(c.get("text", "")))
                 elif c.get("type") == "input_image" and c.get("image_url"):
