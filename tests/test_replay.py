@@ -1017,3 +1017,55 @@ def test_gemini_function_responses_one_content_each_then_a_user_text_still_match
     assert [(r["interaction"], r["matches"], r["diff"]) for r in f["requests"]] == [(0, True, None), (1, True, None)]
     assert f["notes"] == [_SPLIT_NOTE]
     assert doc["ok"]
+
+
+_UNTYPED_PART_BODY = json.dumps(
+    {
+        "model": "gpt-4o-mini",
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"role": "system", "content": "You are Say Hi."}, {"role": "user", "content": "hi"}],
+            }
+        ],
+    }
+)
+_UNTYPED_REFUSAL = json.dumps(
+    {
+        "error": {
+            "message": "Missing required parameter: 'messages[0].content[0].type'.",
+            "type": "invalid_request_error",
+            "param": "messages[0].content[0].type",
+            "code": "missing_required_parameter",
+        }
+    }
+)
+
+
+@pytest.mark.parametrize("status", [400, 200])
+def test_a_recorded_request_toolwire_refuses_to_read(tmp_path, status):
+    """A message put inside a Chat content list (crewAI cassette test_custom_llm_within_crew: the
+    API answered HTTP 400 "Missing required parameter: 'messages[1].content[0].type'."). toolwire
+    refuses to read such a request (a content part without a type). When the vendor refused it
+    too, that is the recorded outcome without the round trip: a note and a request_refused error
+    record, as for a preflight refusal; when the vendor took it, a failure."""
+    interaction = _interaction("https://api.openai.com/v1/chat/completions", _UNTYPED_PART_BODY, _UNTYPED_REFUSAL)
+    interaction["response"]["status"] = {"code": status}
+    doc = replay_paths([str(_cassette(tmp_path, "untyped.yaml", interaction))])
+    (f,) = doc["files"]
+    refusal = (
+        "openai-chat: malformed body at /messages/0/content/0/type: the content part at /messages/0/content/0 "
+        "has no type"
+    )
+    if status == 400:
+        assert f.get("errors", []) == []
+        assert f["notes"] == [
+            f"interaction 0: the vendor refused this request (HTTP 400); toolwire refuses to read it: {refusal}"
+        ]
+        assert [r["error"] for r in f["responses"]] == [
+            {"status": None, "message": refusal, "retryable": False, "error_type": "request_refused"}
+        ]
+        assert doc["ok"]
+    else:
+        assert f["errors"] == [f"interaction 0: decode_request failed: ResponseDecodeError: {refusal}"]
+        assert not doc["ok"]

@@ -42,7 +42,7 @@ from typing import Any, AsyncIterator
 from .._words import plural
 from ..adapter import Model, ModelRequest
 from ..context import ToolContext
-from ..errors import RunLimitExceeded, ToolwireError
+from ..errors import ResponseDecodeError, RunLimitExceeded, ToolwireError
 from ..tools import Tool
 from ..types import (
     Conversation,
@@ -766,15 +766,29 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
     codec = get_codec(PROVIDER_FOR_API.get(api, api))
     prof = profile(PROVIDER_FOR_API.get(api, api))
     decoded: list[ModelRequest] = []
+    kept: list[Interaction] = []
     for i in usable:
         try:
             req = codec.decode_request(i.request_json)
             if i.stream_format is not None or prof.requested_stream(i.uri, i.request_json):
                 req.stream = True  # some APIs say "stream" in the URL, not in the body
             decoded.append(req)
+            kept.append(i)
+        except ResponseDecodeError as exc:
+            if i.status not in _CONTENT_REFUSED:
+                report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
+                return
+            # the vendor refused the recorded request for what it held, and toolwire refuses to
+            # read it: the outcome the recording shows, reached without a round trip
+            report.responses.append(_refused_record(i.index, str(exc)))
+            report.notes.append(
+                f"interaction {i.index}: the vendor refused this request (HTTP {i.status}); toolwire refuses "
+                f"to read it: {exc}"
+            )
         except Exception as exc:
             report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
             return
+    usable = kept
     # split into conversations: a request that does not extend the previous one starts a new loop
     segments: list[tuple[list[Interaction], list[ModelRequest]]] = []
     for inter, req in zip(usable, decoded):
@@ -795,6 +809,23 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
             await _replay_error(api, seg_inters[0], seg_reqs[0], report)
             continue
         await _replay_segment(api, seg_inters, seg_reqs, report, codec)
+
+
+def _refused_record(index: int, message: str) -> dict[str, Any]:
+    """The response record of a request toolwire refuses before sending (``error_type``
+    ``"request_refused"``, no status: nothing was sent)."""
+    return {
+        "interaction": index,
+        "stop_reason": "error",
+        "vendor_stop_reason": None,
+        "tool_calls": [],
+        "text": None,
+        "usage": {
+            k: None
+            for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
+        },
+        "error": {"status": None, "message": message, "retryable": False, "error_type": "request_refused"},
+    }
 
 
 async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, report: FileReport) -> None:
