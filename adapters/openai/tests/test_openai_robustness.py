@@ -571,6 +571,31 @@ _SAY_HI = {"role": "user", "content": "Say hi."}
             },
             "/input/1/content/0/type",
         ),
+        # the content of a tool message / the output of a function_call_output: sent back as it came
+        (
+            OpenAIChatCodec(),
+            {
+                "model": "gpt-4o",
+                "messages": [
+                    _SAY_HI,
+                    {"role": "assistant", "content": None, "tool_calls": [tool_call("c1", "w", "{}")]},
+                    {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "a"}, _SAY_HI]},
+                ],
+            },
+            "/messages/2/content/1/type",
+        ),
+        (
+            OpenAIResponsesCodec(),
+            {
+                "model": "gpt-4o",
+                "input": [
+                    _SAY_HI,
+                    {"type": "function_call", "call_id": "c1", "name": "w", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "c1", "output": [_SAY_HI]},
+                ],
+            },
+            "/input/2/output/0/type",
+        ),
     ],
 )
 def test_an_imported_content_part_without_a_type_is_refused_naming_it(codec, body, pointer):

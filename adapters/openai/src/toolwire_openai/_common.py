@@ -95,6 +95,20 @@ def blank_type(entry: dict[str, Any], key: str = "type") -> bool:
     return value is not None and not (isinstance(value, str) and value)
 
 
+def untyped_part(content: Any) -> int | None:
+    """The index of the first entry of a ``content`` list (or a ``function_call_output``'s
+    ``output`` list) that is an object without a ``type`` (absent or ``null``), else ``None``.
+    Every content part of either API is told apart by a required literal ``type``: the API
+    refuses such a part ("Missing required parameter: 'messages[1].content[0].type'."), and
+    import refuses it naming it."""
+    if not isinstance(content, list):
+        return None
+    for i, entry in enumerate(content):
+        if isinstance(entry, dict) and entry.get("type") is None:
+            return i
+    return None
+
+
 def without_blank_parts(entry: dict[str, Any]) -> dict[str, Any]:
     """``entry`` (an imported message or item) without the ``content`` entries import leaves out
     (not an object, or a blank ``type``: :func:`blank_type`), so its replay overrides do not put

@@ -84,6 +84,7 @@ from ._common import (
     synth_call_id,
     tool_at,
     unique_wire_calls,
+    untyped_part,
     usage_of,
     without_blank_parts,
 )
@@ -1055,8 +1056,8 @@ class OpenAIChatCodec:
         ``CompletionCreateParamsBase`` does not allow (``tool_choice: 5``, ``metadata: "u1"``;
         only the kind is checked); the error's ``pointer`` names the field. A tool name of the
         wrong type or outside the rule raises :class:`~toolwire.errors.ToolNameError` naming the
-        declaration's place. A user content part without a ``type`` raises it too (pointer
-        ``/messages/<i>/content/<j>/type``; the API refuses it).
+        declaration's place. A content part of a user or tool message without a ``type`` raises it too
+        (pointer ``/messages/<i>/content/<j>/type``; the API refuses it).
         """
         body = _SHAPE.obj(body, "")
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
@@ -1096,6 +1097,13 @@ class OpenAIChatCodec:
             if role == "tool":
                 run = after_run
                 messages_tail = messages[-1] if messages else None
+                untyped = untyped_part(wm.get("content"))
+                if untyped is not None:
+                    # ChatCompletionToolMessageParam.content: Iterable[ChatCompletionContentPartTextParam]
+                    # (openai SDK type), whose ``type`` is a required literal; kept, it went back as
+                    # it came, to a refusal (as a user part without a type: see _user_from_wire)
+                    at = f"/messages/{position[id(wm)]}/content/{untyped}"
+                    raise ResponseDecodeError(API, f"the content part at {at} has no type", f"{at}/type")
                 result = self._result_from_wire(wm)
                 run.append((result, wm))
                 if (

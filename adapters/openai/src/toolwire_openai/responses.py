@@ -98,6 +98,7 @@ from ._common import (
     synth_call_id,
     tool_at,
     unique_wire_calls,
+    untyped_part,
     usage_of,
     without_blank_parts,
 )
@@ -1565,8 +1566,8 @@ class OpenAIResponsesCodec:
         ``reasoning.effort`` / ``summary``) of a JSON kind the SDK's ``ResponseCreateParamsBase``
         does not allow (``tool_choice: 5``, ``text: "json"``; only the kind is checked); the
         error's ``pointer`` names the field. A tool name of the wrong type or outside the rule
-        raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place. A user content part without a ``type`` raises it too (pointer
-        ``/input/<i>/content/<j>/type``).
+        raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place. A content part without a ``type`` in a user message or a
+        ``function_call_output``'s ``output`` raises it too (pointer ``/input/<i>/content/<j>/type``).
         """
         body = _SHAPE.obj(body, "")
         from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
@@ -1654,6 +1655,13 @@ class OpenAIResponsesCodec:
                 )
                 continue
             elif kind == "function_call_output":
+                untyped = untyped_part(item.get("output"))
+                if untyped is not None:
+                    # FunctionCallOutput.output: str or a list of ResponseInputTextContentParam,
+                    # ResponseInputImageContentParam, ResponseInputFileContentParam (openai SDK
+                    # types), each with a required literal ``type``; kept, it went back as it came
+                    at = f"/input/{position[id(item)]}/output/{untyped}"
+                    raise ResponseDecodeError(API, f"the content part at {at} has no type", f"{at}/type")
                 tail("user").parts.append(self._result_from_item(item))
             elif kind == "reasoning":
                 tail("assistant").parts.append(_reasoning_part(item))
