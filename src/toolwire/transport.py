@@ -869,9 +869,10 @@ def error_in_body(
     """A JSON object that carries a non-empty ``error`` and none of the API's ``answer_keys`` (an
     error sent with status 200, as OpenRouter and some proxies do) → :class:`ProviderError`, else
     ``None``. ``message`` = ``error.message`` (or the error's JSON text); ``error_type`` =
-    ``error.type``, else ``error.status``, else a string ``error.code``; ``status`` = an integer
-    ``error.code`` that is an HTTP error status (400-599: OpenRouter and Google put the upstream
-    status there), else ``None``; ``retryable`` as :func:`toolwire.retry.classify` says for the
+    ``error.type``, else a string ``error.status``, else a string ``error.code``; ``status`` = an
+    integer ``error.code`` that is an HTTP error status (400-599: OpenRouter and Google put the
+    upstream status there), else such an integer ``error.status`` (Azure OpenAI's place for it),
+    else ``None``; ``retryable`` as :func:`toolwire.retry.classify` says for the
     status and message (408, 409, 429, a 5xx whose message does not say the request itself cannot
     be served) — the same answer as for that error sent with its HTTP status — and, without a
     status, when the type or a string code is in ``retryable_types`` (and the message does not
@@ -884,14 +885,25 @@ def error_in_body(
     code: Any = None
     etype: Any = None
     message: Any = None
+    named_status: Any = None
     if isinstance(err, dict):
-        message, code = err.get("message"), err.get("code")
-        etype = err.get("type") or err.get("status") or (code if isinstance(code, str) else None)
+        message, code, named_status = err.get("message"), err.get("code"), err.get("status")
+        # Google: "status": "INVALID_ARGUMENT" (a name) beside "code": 400; Azure OpenAI:
+        # "status": 400 (the HTTP status) beside "code": "content_filter" — a number is no type
+        etype = (
+            err.get("type")
+            or (named_status if isinstance(named_status, str) else None)
+            or (code if isinstance(code, str) else None)
+        )
     else:
         message = err
     if not isinstance(message, str) or not message:
         message = json.dumps(err, ensure_ascii=False, sort_keys=True, default=str)
-    status = code if isinstance(code, int) and not isinstance(code, bool) and 400 <= code < 600 else None
+
+    def http_status(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 400 <= value < 600 else None
+
+    status = http_status(code) or http_status(named_status)
     from .retry import classify
 
     transient = set(retryable_types)

@@ -333,6 +333,27 @@ def test_an_error_object_sent_with_status_200_is_a_provider_error(api, stream):
     assert err.body == body
 
 
+@pytest.mark.parametrize("api", ["openai-chat", "openai", "anthropic", "gemini"])
+@both
+def test_an_error_object_with_an_integer_status_field_takes_it_as_the_http_status(api, stream):
+    # Azure OpenAI's error object puts the HTTP status in ``error.status`` (an integer) and a
+    # string in ``error.code`` (openllmetry cassette
+    # packages/opentelemetry-instrumentation-openai/tests/traces/cassettes/test_azure/test_prompt_content_filtering.yaml:
+    # ``"type": null, "param": "prompt", "code": "content_filter", "status": 400``); Google's puts
+    # the status name there (``"status": "INVALID_ARGUMENT"``) and the integer in ``error.code``
+    message = "The response was filtered due to the prompt triggering Azure Content management policy."
+    body = {"error": {"message": message, "type": None, "param": "prompt", "code": "content_filter", "status": 400}}
+    err = raises(api, stream, httpx2.Response(200, json=body), ProviderError)
+    assert (err.message, err.status, err.error_type, err.retryable) == (message, 400, "content_filter", False)
+    assert str(err) == f"{api} API error (HTTP 400, content_filter): {message}"
+    body = {"error": {"message": "The server had an error", "type": None, "code": "server_error", "status": 503}}
+    err = raises(api, stream, httpx2.Response(200, json=body), ProviderError)
+    assert (err.status, err.error_type, err.retryable) == (503, "server_error", True)
+    body = {"error": {"code": 400, "message": "Invalid JSON payload", "status": "INVALID_ARGUMENT"}}
+    err = raises(api, stream, httpx2.Response(200, json=body), ProviderError)
+    assert (err.status, err.error_type, err.retryable) == (400, "INVALID_ARGUMENT", False)
+
+
 @pytest.mark.parametrize("api", ["openai-chat", "openai"])
 def test_openrouter_error_in_200_is_retryable_by_its_code(api):
     err = raises(

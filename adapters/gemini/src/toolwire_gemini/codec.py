@@ -1037,13 +1037,13 @@ class GeminiCodec:
             )
         if isinstance(body.get("error"), dict):
             err = body["error"]
-            status = err.get("code")
+            status, etype = _error_status(err)
             raise ProviderError(
                 API,
                 str(err.get("message", err)),
-                status=status if isinstance(status, int) else None,
-                retryable=ProviderError.is_retryable_status(status if isinstance(status, int) else 500),
-                error_type=err.get("status"),
+                status=status,
+                retryable=ProviderError.is_retryable_status(status if status is not None else 500),
+                error_type=etype,
                 body=body,
             )
         usual = _decode_usual(body, request)
@@ -1781,6 +1781,24 @@ def _short(text: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _error_status(err: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The HTTP status and the error type of an ``error`` object sent in a 200 body or a stream
+    chunk: Google's ``{"code": 400, "status": "INVALID_ARGUMENT"}`` gives ``(400,
+    "INVALID_ARGUMENT")``; a gateway's OpenAI-style object with the status as an integer
+    ``status`` and a string ``code`` (Azure OpenAI: ``{"code": "content_filter", "status": 400}``)
+    gives ``(400, "content_filter")`` — a number in ``status`` is no type."""
+    code, named = err.get("code"), err.get("status")
+
+    def http(value: Any) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    status = http(code) if http(code) is not None else http(named)
+    etype = named if isinstance(named, str) else err.get("type") if isinstance(err.get("type"), str) else None
+    if etype is None and isinstance(code, str):
+        etype = code
+    return status, etype
+
+
 def _no_tool_error(i: int, entry: Any) -> str:
     """The message of the :class:`~toolwire.errors.ConfigurationError` for entry ``i`` of an
     imported request's ``tools`` that names no tool (see ``GeminiCodec._decode_provider_tools``)."""
@@ -2224,13 +2242,13 @@ class GeminiStreamDecoder:
             return events
         if isinstance(chunk.get("error"), dict):
             err = chunk["error"]
-            code = err.get("code") if isinstance(err.get("code"), int) else None
+            code, etype = _error_status(err)
             raise ProviderError(
                 API,
                 str(err.get("message", err)),
                 status=code,
                 retryable=ProviderError.is_retryable_status(code),
-                error_type=err.get("status"),
+                error_type=etype,
                 body=chunk,
             )
         rid = _opt_str(_g(chunk, "responseId"), "/responseId")
