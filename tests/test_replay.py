@@ -1069,3 +1069,61 @@ def test_a_recorded_request_toolwire_refuses_to_read(tmp_path, status):
     else:
         assert f["errors"] == [f"interaction 0: decode_request failed: ResponseDecodeError: {refusal}"]
         assert not doc["ok"]
+
+
+#: One request body of each API, asking "hi", and the path of its model endpoint.
+_HI = {
+    "anthropic": (
+        "https://api.anthropic.com/v1/messages",
+        {"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]},
+    ),
+    "openai-chat": (
+        "https://example-resource.openai.azure.com/openai/deployments/gpt-4-1-mini/chat/completions?api-version=2024-02-01",
+        {"model": "gpt-4.1-mini", "messages": [{"role": "user", "content": "hi"}]},
+    ),
+    "openai": ("https://api.openai.com/v1/responses", {"model": "gpt-4.1-mini", "input": "hi"}),
+    "gemini": (
+        "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent",
+        {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+    ),
+}
+
+
+@pytest.mark.parametrize("api", list(_HI))
+def test_an_error_object_recorded_with_status_200_is_a_vendor_error_not_a_failure(tmp_path, api):
+    # Azure OpenAI's content filter, recorded with status 200 and the HTTP status in the error
+    # object (openllmetry cassette
+    # packages/opentelemetry-instrumentation-openai/tests/traces/cassettes/test_azure/test_prompt_content_filtering.yaml)
+    import yaml
+
+    from .all_apis.answers import text_answer
+
+    uri, body = _HI[api]
+    message = "The response was filtered due to the prompt triggering Azure Content management policy."
+    refused = {"error": {"message": message, "type": None, "param": "prompt", "code": "content_filter", "status": 400}}
+
+    def inter(payload):
+        return {
+            "request": {"method": "POST", "uri": uri, "headers": {}, "body": json.dumps(body)},
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"content-type": ["application/json"]},
+                "body": {"string": json.dumps(payload)},
+            },
+        }
+
+    path = tmp_path / "filtered.yaml"
+    path.write_text(yaml.safe_dump({"interactions": [inter(refused), inter(text_answer(api, "a joke"))]}))
+    doc = replay_paths([str(path)])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert doc["ok"]
+    first, second = f["responses"]
+    assert (first["interaction"], first["stop_reason"]) == (0, "error")
+    assert first["error"] == {"status": 400, "message": message, "retryable": False, "error_type": "content_filter"}
+    assert (second["interaction"], second["text"]) == (1, "a joke")
+    assert f["notes"] == [
+        "interaction 0: the vendor sent an error object with HTTP 200; toolwire raises it as a ProviderError "
+        "(HTTP 400 read from the body)"
+    ]
+    assert [r["matches"] for r in f["requests"]] == [True, True]

@@ -23,7 +23,9 @@ An interaction's API is told by its method and request path (a POST to the profi
 token counting, a GET listing stored completions) is skipped with
 a note, and a cassette with nothing to replay fails ("nothing replayable"). A request to a model
 endpoint whose body is missing, ``null`` or not a JSON object, or a 2xx response without a body,
-is a failure naming the interaction.
+is a failure naming the interaction. A recorded vendor error — an HTTP error status, or an error
+object sent with a 2xx status — is replayed on its own and must surface as a
+:class:`~toolwire.errors.ProviderError`.
 
 Gemini ``streamGenerateContent`` bodies recorded as a JSON array (without ``alt=sse``) cannot be
 parsed by the SDK's stream reader, so the replay transport re-frames the array's chunks as SSE
@@ -789,6 +791,9 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
             report.errors.append(f"interaction {i.index}: decode_request failed: {type(exc).__name__}: {exc}")
             return
     usable = kept
+    # a vendor error is replayed on its own: an HTTP error status, or an error object sent with a
+    # 2xx status (Azure OpenAI, OpenRouter and other gateways answer so)
+    failed = {i.index for i, req in zip(usable, decoded) if not _answered(i, codec, req)}
     # split into conversations: a request that does not extend the previous one starts a new loop
     segments: list[tuple[list[Interaction], list[ModelRequest]]] = []
     for inter, req in zip(usable, decoded):
@@ -796,8 +801,8 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
             prev_inters, prev_reqs = segments[-1]
             calls = _count_calls(prev_inters[-1], codec, prev_reqs[-1])
             if (
-                200 <= inter.status < 300
-                and 200 <= prev_inters[-1].status < 300
+                inter.index not in failed
+                and prev_inters[-1].index not in failed
                 and _extends(prev_reqs[-1], calls, req)
             ):
                 prev_inters.append(inter)
@@ -805,7 +810,7 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
                 continue
         segments.append(([inter], [req]))
     for seg_inters, seg_reqs in segments:
-        if len(seg_inters) == 1 and not 200 <= seg_inters[0].status < 300:
+        if len(seg_inters) == 1 and seg_inters[0].index in failed:
             await _replay_error(api, seg_inters[0], seg_reqs[0], report)
             continue
         await _replay_segment(api, seg_inters, seg_reqs, report, codec)
@@ -860,7 +865,13 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
             "retryable": exc.retryable,
             "error_type": exc.error_type,
         }
-        if exc.status != inter.status:
+        if 200 <= inter.status < 300:
+            read = f"HTTP {exc.status} read from the body" if exc.status is not None else "no HTTP status in the body"
+            report.notes.append(
+                f"interaction {inter.index}: the vendor sent an error object with HTTP {inter.status}; toolwire "
+                f"raises it as a ProviderError ({read})"
+            )
+        elif exc.status != inter.status:
             report.errors.append(
                 f"interaction {inter.index}: recorded HTTP {inter.status} surfaced as status {exc.status}"
             )
@@ -894,6 +905,24 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
         for n in notes:
             report._note_counts[n] = report._note_counts.get(n, 0) + 1
         report.requests.append({"interaction": inter.index, "matches": ok, "diff": diff})
+
+
+def _answered(inter: Interaction, codec: Any, request: ModelRequest) -> bool:
+    """Whether ``inter`` holds an answer: a 2xx status and, for a whole (not streamed) body, not
+    an error object the adapter reads as a :class:`~toolwire.errors.ProviderError`."""
+    from ..errors import ProviderError
+
+    if not 200 <= inter.status < 300:
+        return False
+    if inter.stream_format is not None:
+        return True
+    try:
+        codec.decode_response(inter.response_json, request)
+    except ProviderError:
+        return False
+    except Exception:  # a body the adapter cannot read: the replay reports it on the turn
+        return True
+    return True
 
 
 def _count_calls(inter: Interaction, codec: Any, request: ModelRequest) -> int:
