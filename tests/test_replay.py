@@ -1127,3 +1127,180 @@ def test_an_error_object_recorded_with_status_200_is_a_vendor_error_not_a_failur
         "(HTTP 400 read from the body)"
     ]
     assert [r["matches"] for r in f["requests"]] == [True, True]
+
+
+def _handoff_cassette(api: str) -> list[tuple[str, dict, dict]]:
+    """A two-turn conversation of ``api`` in which the recording client (an agent framework handing
+    the conversation to another agent) sends other instructions in its second request: ``(uri,
+    request body, answer)`` per turn."""
+    from .all_apis.answers import text_answer
+
+    desc, schema = "Hand the conversation to agent B", {"type": "object", "properties": {}}
+    result = '{"assistant": "B"}'
+    if api == "anthropic":
+        uri = "https://api.anthropic.com/v1/messages"
+        tools = [{"name": "transfer_to_b", "description": desc, "input_schema": schema}]
+        call = {"type": "tool_use", "id": "toolu_01", "name": "transfer_to_b", "input": {}}
+        answer = {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-haiku-4-5",
+            "content": [call],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 9, "output_tokens": 4},
+        }
+        base = {"model": "claude-haiku-4-5", "max_tokens": 100, "tools": tools}
+        first = {**base, "system": "A routes.", "messages": [{"role": "user", "content": "hi"}]}
+        second = {
+            **base,
+            "system": "B answers.",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": [call]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": result}]},
+            ],
+        }
+    elif api == "openai-chat":
+        uri = "https://api.openai.com/v1/chat/completions"
+        tools = [{"type": "function", "function": {"name": "transfer_to_b", "description": desc, "parameters": schema}}]
+        call = {"id": "call_1", "type": "function", "function": {"name": "transfer_to_b", "arguments": "{}"}}
+        answer = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-4.1-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                    "finish_reason": "tool_calls",
+                }
+            ],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 4, "total_tokens": 13},
+        }
+        user = {"role": "user", "content": "hi"}
+        first = {
+            "model": "gpt-4.1-mini",
+            "tools": tools,
+            "messages": [{"role": "system", "content": "A routes."}, user],
+        }
+        second = {
+            "model": "gpt-4.1-mini",
+            "tools": tools,
+            "messages": [
+                {"role": "system", "content": "B answers."},
+                user,
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_1", "content": result},
+            ],
+        }
+    elif api == "openai":
+        uri = "https://api.openai.com/v1/responses"
+        tools = [
+            {"type": "function", "name": "transfer_to_b", "description": desc, "parameters": schema, "strict": False}
+        ]
+        call = {
+            "type": "function_call",
+            "id": "fc_1",
+            "call_id": "call_1",
+            "name": "transfer_to_b",
+            "arguments": "{}",
+            "status": "completed",
+        }
+        answer = {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "model": "gpt-4.1-mini",
+            "status": "completed",
+            "output": [call],
+            "usage": {"input_tokens": 9, "output_tokens": 4, "total_tokens": 13},
+        }
+        user = {"role": "user", "content": "hi"}
+        first = {"model": "gpt-4.1-mini", "tools": tools, "instructions": "A routes.", "input": [user]}
+        second = {
+            "model": "gpt-4.1-mini",
+            "tools": tools,
+            "instructions": "B answers.",
+            "input": [user, call, {"type": "function_call_output", "call_id": "call_1", "output": result}],
+        }
+    else:
+        uri = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+        tools = [{"functionDeclarations": [{"name": "transfer_to_b", "description": desc, "parameters": schema}]}]
+        call = {"functionCall": {"name": "transfer_to_b", "args": {}}}
+        answer = {
+            "candidates": [{"content": {"role": "model", "parts": [call]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 9, "candidatesTokenCount": 4, "totalTokenCount": 13},
+            "modelVersion": "gemini-2.5-flash",
+        }
+        user = {"role": "user", "parts": [{"text": "hi"}]}
+        first = {"tools": tools, "systemInstruction": {"parts": [{"text": "A routes."}]}, "contents": [user]}
+        second = {
+            "tools": tools,
+            "systemInstruction": {"parts": [{"text": "B answers."}]},
+            "contents": [
+                user,
+                {"role": "model", "parts": [call]},
+                {
+                    "role": "user",
+                    "parts": [{"functionResponse": {"name": "transfer_to_b", "response": {"assistant": "B"}}}],
+                },
+            ],
+        }
+    return [(uri, first, answer), (uri, second, text_answer(api, "B here."))]
+
+
+@pytest.mark.parametrize("api", list(_HI))
+def test_instructions_the_recording_client_changed_mid_conversation_are_a_note_not_a_mismatch(tmp_path, api):
+    # An agent handing the conversation to another sends the second agent's instructions from then
+    # on (openllmetry cassette
+    # packages/opentelemetry-instrumentation-openai-agents/tests/cassettes/test_openai_agents/test_agent_with_handoff_spans.yaml:
+    # "You decide which agent to handoff to." then "Agent A does something.")
+    import yaml
+
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": uri, "headers": {}, "body": json.dumps(body)},
+            "response": {
+                "status": {"code": 200, "message": "OK"},
+                "headers": {"content-type": ["application/json"]},
+                "body": {"string": json.dumps(answer)},
+            },
+        }
+        for uri, body, answer in _handoff_cassette(api)
+    ]
+    path = tmp_path / "handoff.yaml"
+    path.write_text(yaml.safe_dump({"interactions": interactions}))
+    doc = replay_paths([str(path)])
+    (f,) = doc["files"]
+    assert f.get("errors", []) == []
+    assert f["requests"] == [
+        {"interaction": 0, "matches": True, "diff": None},
+        {"interaction": 1, "matches": True, "diff": None},
+    ]
+    assert [r["tool_calls"][0]["name"] if r["tool_calls"] else r["text"] for r in f["responses"]] == [
+        "transfer_to_b",
+        "B here.",
+    ]
+    assert f["notes"] == [
+        "interactions 0-1: the recording client sent other instructions in later requests (an agent handing "
+        "the conversation to another); each request is sent with the instructions the recording sent at that point"
+    ]
+    assert doc["ok"]
+
+    # the same conversation with the second request's instructions left as the first's replays
+    # without the note
+    same = [(uri, body, answer) for uri, body, answer in _handoff_cassette(api)]
+    first_body = same[0][1]
+    second_body = dict(same[1][1])
+    for key in ("system", "instructions", "systemInstruction"):
+        if key in first_body:
+            second_body[key] = first_body[key]
+    if api == "openai-chat":
+        second_body["messages"] = [first_body["messages"][0], *second_body["messages"][1:]]
+    interactions[1]["request"]["body"] = json.dumps(second_body)
+    path.write_text(yaml.safe_dump({"interactions": interactions}))
+    doc = replay_paths([str(path)])
+    assert doc["ok"] and doc["files"][0]["notes"] == []

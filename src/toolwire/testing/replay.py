@@ -13,8 +13,13 @@ For each cassette (VCR-style YAML, see :mod:`toolwire.testing.cassettes`):
    signatures and encrypted content).
 
 Habits of the recording clients (ids they invented when the vendor sent none, an extra
+<<<<<<< HEAD
 whitespace-only text block, an item id sent as ``call_id``, a tool list that grows, a call turn
 sent back without the model's text beside the calls, one turn's results sent in several messages) are reported
+=======
+whitespace-only text block, an item id sent as ``call_id``, a tool list that grows, other
+instructions sent after an agent hand-off) are reported
+>>>>>>> 8c4747d (replay: instructions an agent framework changes mid-conversation (a hand-off) are a note, not a mismatch)
 as per-file notes saying what toolwire does instead, not as failures. Anything else is a failure
 with a readable diff.
 
@@ -200,6 +205,8 @@ class _ReplayModel(Model):
         self.responses: list[Response] = []
         self.sent_requests: list[ModelRequest] = []
         self.call_results: dict[str, ToolResult] = {}
+        #: whether a later recorded request carried other instructions than the first
+        self.instructions_changed = False
 
     @property
     def name(self) -> str:
@@ -218,6 +225,11 @@ class _ReplayModel(Model):
         tool_choice: Any = None,
     ) -> ModelRequest:
         rec = self.recorded[min(self.turn, len(self.recorded) - 1)]
+        if (rec.instructions or None) != (self.recorded[0].instructions or None):
+            # the recording client sent other instructions from this turn on (an agent framework
+            # handing the conversation to another agent): sent as recorded, with a note
+            instructions = rec.instructions
+            self.instructions_changed = True
         return ModelRequest(
             model=rec.model,
             messages=list(messages),
@@ -651,6 +663,12 @@ async def _replay_segment(
     finally:
         await inner.aclose()
         await settings["http_client"].aclose()
+    if rm.instructions_changed:
+        report.notes.append(
+            f"interactions {inters[0].index}-{inters[-1].index}: the recording client sent other instructions in "
+            "later requests (an agent handing the conversation to another); each request is sent with the "
+            "instructions the recording sent at that point"
+        )
     for k, resp in enumerate(rm.responses):
         report.responses.append(_response_record(inters[k].index, resp))
         if resp.stop_reason == "error" and resp.vendor_stop_reason is None:
