@@ -1534,6 +1534,16 @@ def test_model_lookups_read_every_spelling() -> None:
         ("anthropic/claude-sonnet-4-5", "https://openrouter.ai/api", None),  # the gateway's own name
         ("claude-sonnet-4-5-20250929", None, None),  # a dated snapshot is the Claude API's own id
         ("claude-sonnet-4-5/", None, "write the model's id, e.g. 'claude-sonnet-4-5'"),
+        # the Claude 1 and 2 ids had a dotted version: the API's own ids (model deprecations page;
+        # the Claude API answered "model": "claude-2.1" with a message: openllmetry cassette
+        # packages/opentelemetry-instrumentation-langchain/tests/cassettes/test_llms/test_anthropic.yaml)
+        ("claude-2.1", None, None),
+        ("claude-2.0", "https://api.anthropic.com", None),
+        ("claude-instant-1.2", None, None),
+        ("claude-1.3", None, None),
+        ("anthropic/claude-2.1", None, "write 'claude-2.1'"),
+        ("Claude-Instant-1.2", None, "write 'claude-instant-1.2'"),
+        ("claude-sonnet-4.5", "https://api.anthropic.com", "write 'claude-sonnet-4-5'"),
         ("anthropic/", "https://llm-gateway.example", "write the model's id, e.g. 'claude-sonnet-4-5'"),
     ],
 )

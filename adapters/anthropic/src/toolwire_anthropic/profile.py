@@ -200,7 +200,8 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
             "model: 404 not_found_error); write the model's id, e.g. 'claude-sonnet-4-5'"
         )
     key = model_key(model_id)
-    if model_id == key or not key.startswith("claude-"):
+    own = _claude_api_id(key)
+    if model_id in (key, own) or not key.startswith("claude-"):
         return None
     if "@" in model_id or "anthropic." in model_id.lower() or re.search(r"-v\d+(:\d+)?$", model_id):
         return None  # Bedrock's or Vertex AI's spelling: a client or proxy for those may take it
@@ -209,13 +210,30 @@ def model_id_problem(model_id: Any, base_url: Any = None) -> str | None:
     if model_id != model_id.lower():
         return (
             f"model id {model_id!r} is not a Claude model id: they are lower case and the Claude API matches them "
-            f'exactly (it answers 404 not_found_error "model: {model_id}"): write {key!r}'
+            f'exactly (it answers 404 not_found_error "model: {model_id}"): write {own!r}'
         )
     # a gateway's spelling (anthropic/..., a dotted version): the Claude API knows the model by its own id only
     return (
         f"model id {model_id!r} is a gateway's spelling of a Claude model id; the Claude API answers it "
-        f'404 not_found_error "model: {model_id}": write {key!r}'
+        f'404 not_found_error "model: {model_id}": write {own!r}'
     )
+
+
+#: The Claude 1 and 2 ids, whose version the Claude API itself writes with a dot (``claude-2.1``,
+#: ``claude-2.0``, ``claude-instant-1.2``, ``claude-1.3``: the "API model name" column of Anthropic's
+#: model deprecations page, https://docs.anthropic.com/en/docs/about-claude/model-deprecations; all
+#: retired since), in :func:`model_key`'s dashed spelling.
+_DOTTED_CLAUDE_IDS = re.compile(r"claude-(?:instant-)?[12]-\d")
+
+
+def _claude_api_id(key: str) -> str:
+    """The Claude API's own spelling of the model :func:`model_key` spells ``key``: ``key`` itself,
+    except the Claude 1 and 2 ids, whose version keeps its dot (``claude-2-1`` → ``claude-2.1``,
+    ``claude-instant-1-2`` → ``claude-instant-1.2``)."""
+    if _DOTTED_CLAUDE_IDS.fullmatch(key):
+        head, _, minor = key.rpartition("-")
+        return f"{head}.{minor}"
+    return key
 
 
 def claude_version(model: Any) -> tuple[int, int] | None:
@@ -478,7 +496,8 @@ RULES: tuple[Rule, ...] = (
         "lower case: claude-{name}-{major}[-{minor}], before 4.6 with a -YYYYMMDD snapshot date); the API matches ids "
         'exactly: 404 not_found_error "model: claude-3-5-sonnet-20241022 " for an id with a trailing space '
         "(mattermost/mattermost-plugin-agents#257), and anthropic/CLAUDE-OPUS-4-7 or Claude-Opus-4-7 fail at the API "
-        "while claude-opus-4-7 works (openclaw/openclaw#73715)",
+        "while claude-opus-4-7 works (openclaw/openclaw#73715); the Claude 1 and 2 ids keep their dot (claude-2.1, "
+        "claude-instant-1.2: https://docs.anthropic.com/en/docs/about-claude/model-deprecations)",
         "refuse",
     ),
     _rule(
