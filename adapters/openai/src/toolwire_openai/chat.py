@@ -1564,7 +1564,7 @@ class ChatStreamDecoder:
         self.reasoning_text = False
         self.call_extra: dict[int, dict[str, Any]] = {}  # canonical index → its extra_content
         #: a chunk carried the answer's choice (index 0): a ``[DONE]`` before any did not end an answer
-        self.choice_seen = False
+        self._choice_seen: bool = False  # a chunk carried the choice (a [DONE] before one is a cut stream)
 
     @_SHAPE.guarded("a Chat Completions stream chunk")
     def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
@@ -1599,7 +1599,7 @@ class ChatStreamDecoder:
                 choice = _SHAPE.obj(choice, f"/choices/{ci}")
             if choice.get("index", 0) != 0:
                 continue
-            self.choice_seen = True
+            self._choice_seen = True
             if "usage" in choice and type(choice["usage"]) is dict and choice["usage"]:
                 # Moonshot streams its usage in the choice, not in the chunk (earendil-works/pi#2017)
                 choice_usage = choice["usage"]
@@ -1770,7 +1770,7 @@ class ChatStreamDecoder:
         # event that carries the finished message, every chunk holds only its ``choices[].delta``
         # (openai ``types/chat/chat_completion_chunk.py``, ``ChoiceDelta``), so what the server
         # did not stream is nowhere in the stream.
-        if not self.finish_reason and not (getattr(self, "done", False) and self.choice_seen):
+        if not self.finish_reason and not (getattr(self, "done", False) and self._choice_seen):
             # cut off: no finish_reason and no [DONE], or a [DONE] after chunks that never carried
             # the choice (only usage or Azure's prompt_filter_results, ``choices: []``), which
             # delivered nothing of the answer (a whole body without choices is refused too)
