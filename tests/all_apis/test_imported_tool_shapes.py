@@ -112,11 +112,13 @@ DECODE_REFUSED = {
     "anthropic-tools-text": ("anthropic", "abc", ResponseDecodeError, "/tools must be an array, got a JSON string"),
     "gemini-tools-text": ("gemini", "abc", ResponseDecodeError, "/tools must be an array, got a JSON string"),
     "gemini-entry-number": ("gemini", [5], ResponseDecodeError, "/tools/0 must be an object, got a JSON number"),
-    "gemini-declarations-object": (
+    # (one object is read as a one-item list: proto3 JSON, which the Gemini API reads, takes one
+    # value for a repeated field)
+    "gemini-declarations-text": (
         "gemini",
-        [{"functionDeclarations": {"name": "f"}}],
+        [{"functionDeclarations": "f"}],
         ResponseDecodeError,
-        "/tools/0/functionDeclarations must be an array, got a JSON object",
+        "/tools/0/functionDeclarations must be an array, got a JSON string",
     ),
     "gemini-declaration-text": (
         "gemini",

@@ -165,14 +165,26 @@ def test_null_fields_of_a_dumped_sdk_tool_name_no_tool(mock_model) -> None:
     assert [list(t) for t in model.sent[0].json["tools"]] == [["googleSearch"]]
 
 
-def test_tools_that_are_not_a_list_are_a_decode_error() -> None:
+def test_tools_that_are_neither_a_list_nor_one_object_are_a_decode_error() -> None:
     from toolwire.errors import ResponseDecodeError
 
     body = copy.deepcopy(SEARCH_ONLY)
-    body["tools"] = {"googleSearch": {}}
+    body["tools"] = "googleSearch"
     with pytest.raises(ResponseDecodeError) as err:
         GeminiCodec().decode_request(body)
-    assert err.value.pointer == "/tools" and "must be an array, got a JSON object" in str(err.value)
+    assert err.value.pointer == "/tools" and "must be an array, got a JSON string" in str(err.value)
+
+
+def test_tools_given_as_one_object_are_that_one_entry() -> None:
+    # (proto3 JSON: the API takes one value for a repeated field; a recorded request with
+    # "tools": {...} was answered 200 with a call of the tool it declares)
+    body = copy.deepcopy(SEARCH_ONLY)
+    body["tools"] = {"googleSearch": {}}
+    listed = copy.deepcopy(SEARCH_ONLY)
+    listed["tools"] = [{"googleSearch": {}}]
+    codec = GeminiCodec()
+    assert codec.encode_request(codec.decode_request(body)) == codec.encode_request(codec.decode_request(listed))
+    assert codec.encode_request(codec.decode_request(body))["tools"] == [{"googleSearch": {}}]
 
 
 def test_an_entry_that_is_not_an_object_is_a_malformed_body() -> None:

@@ -32,7 +32,7 @@ WRONG = {
     "generationConfig-number": ("generationConfig", 5, "/generationConfig"),
     "thinkingConfig-number": ("generationConfig", {"thinkingConfig": 5}, "/generationConfig/thinkingConfig"),
     "maxOutputTokens-object": ("generationConfig", {"maxOutputTokens": {}}, "/generationConfig/maxOutputTokens"),
-    "safetySettings-object": ("safetySettings", {"category": "x"}, "/safetySettings"),
+    "safetySettings-string": ("safetySettings", "BLOCK_NONE", "/safetySettings"),
     "cachedContent-number": ("cachedContent", 5, "/cachedContent"),
     "contents-entry-number": ("contents", [{"role": "user", "parts": [{"text": "hi"}]}, 5], "/contents/1"),
     "model-number": ("model", 5, "/model"),
@@ -76,3 +76,40 @@ def test_the_right_types_still_import() -> None:
     assert req.settings["generationConfig"] == {"topK": 3}
     assert req.model == "gemini-2.5-flash"
     assert GeminiCodec().decode_request({**BASE, "systemInstruction": "plain"}).instructions == "plain"
+
+
+# The Gemini API reads request JSON by the proto3 mapping, which takes one value for a repeated
+# field: a recorded request (pydantic-ai's cassette test_openai/test_multiple_agent_tool_calls)
+# sent ``"tools": {"function_declarations": [...]}`` and was answered HTTP 200 with a call of the
+# tool it declares; Vertex AI's REST samples write ``"contents": {"role": "user", "parts":
+# {"text": ...}}``. Such a body is read as the one-item lists it stands for.
+_DECL = {"name": "get_capital", "description": "Get the capital.", "parameters": {"type": "object"}}
+
+
+@pytest.mark.parametrize("snake", [False, True], ids=["camelCase", "snake_case"])
+def test_one_object_in_a_repeated_field_is_read_as_a_one_item_list(snake: bool) -> None:
+    body: dict[str, Any] = {
+        "contents": {"role": "user", "parts": {"text": "What is the capital of France?"}},
+        "tools": {"function_declarations" if snake else "functionDeclarations": _DECL},
+        "system_instruction" if snake else "systemInstruction": {"parts": {"text": "Be brief."}},
+        "safety_settings" if snake else "safetySettings": {
+            "category": "HARM_CATEGORY_HARASSMENT",
+            "threshold": "BLOCK_NONE",
+        },
+    }
+    original = copy.deepcopy(body)
+    request = GeminiCodec().decode_request(body)
+    assert body == original  # the caller's body is not changed
+    assert [t.name for t in request.tools] == ["get_capital"]
+    assert request.tools[0].description == "Get the capital."
+    assert request.instructions == "Be brief."
+    assert len(request.messages) == 1
+    assert request.messages[0].role == "user"
+    assert [p.text for p in request.messages[0].parts] == ["What is the capital of France?"]  # type: ignore[attr-defined]
+    sent = GeminiCodec().encode_request(request)
+    assert sent["contents"] == [{"role": "user", "parts": [{"text": "What is the capital of France?"}]}]
+    assert [d["name"] for d in sent["tools"][0]["functionDeclarations"]] == ["get_capital"]
+    key = "safety_settings" if snake else "safetySettings"
+    assert request.settings.get(key, request.settings.get("safetySettings")) == [
+        {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}
+    ]

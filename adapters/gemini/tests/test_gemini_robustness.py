@@ -222,7 +222,7 @@ def test_malformed_stream_chunk() -> None:
     "wire, pointer",
     [
         ("x", ""),
-        ({"contents": {"role": "user"}}, "/contents"),
+        ({"contents": "hi"}, "/contents"),
         ({"contents": [{"role": "user", "parts": "hi"}]}, "/contents/0/parts"),
         ({"contents": [{"role": "model", "parts": [{"functionCall": None}]}]}, "/contents/0/parts/0/functionCall"),
     ],

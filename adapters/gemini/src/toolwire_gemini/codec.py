@@ -1144,7 +1144,7 @@ class GeminiCodec:
         ``google.genai.types.Tool``, so ``{"googleSearch": {}, "codeExecution": null}`` is the
         search tool alone).
         """
-        body = _obj(body, "")
+        body = _with_repeated_lists(_obj(body, ""))
         _check_import_types(body)
         model = body.get("model") or ""
         if isinstance(model, str) and model.startswith("models/"):
@@ -1473,6 +1473,41 @@ def _any_output(response: Response) -> bool:
     """Whether ``response`` carries anything the model produced: a part other than an empty
     text part without vendor data."""
     return any(type(p) is not TextPart or p.text or p.provider_data for p in response.parts)
+
+
+def _one_as_list(d: dict[str, Any], name: str) -> dict[str, Any]:
+    """``d``, or a copy of it whose field ``name`` (either spelling) that held one object holds
+    it as a one-item list."""
+    for key in (name, _snake(name)):
+        if isinstance(d.get(key), dict):
+            d = {**d, key: [d[key]]}
+    return d
+
+
+def _with_repeated_lists(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with each repeated field toolwire reads (``contents``, a content's ``parts``,
+    ``systemInstruction.parts``, ``tools``, a tool's ``functionDeclarations``,
+    ``safetySettings``) that holds one
+    object instead of a list turned into a one-item list; the caller's body is not changed.
+
+    The Gemini API reads JSON by the proto3 mapping and takes a single value for a repeated
+    field: a recorded request whose ``tools`` was one object (``{"function_declarations": [...]}``,
+    pydantic-ai cassette test_openai/test_multiple_agent_tool_calls) was answered HTTP 200 with a
+    call of the tool it declares, and Vertex AI's REST samples write ``"contents": {"role":
+    "user", "parts": {"text": ...}}``. The google-genai SDK's pydantic types want lists; toolwire
+    sends lists."""
+    out = _one_as_list(_one_as_list(_one_as_list(body, "contents"), "tools"), "safetySettings")
+    for name, inner in (("contents", "parts"), ("tools", "functionDeclarations")):
+        for key in (name, _snake(name)):
+            entries = out.get(key)
+            if isinstance(entries, list):
+                fixed = [_one_as_list(e, inner) if isinstance(e, dict) else e for e in entries]
+                if any(a is not b for a, b in zip(fixed, entries)):
+                    out = {**out, key: fixed}
+    for key in ("systemInstruction", "system_instruction"):
+        if isinstance(out.get(key), dict):
+            out = {**out, key: _one_as_list(out[key], "parts")}
+    return out
 
 
 def _check_import_types(body: dict[str, Any]) -> None:
