@@ -155,7 +155,7 @@ NON_FINITE_INVALID = (
 
 #: Python errors that mean "the body does not have the documented shape"; the decode entry points
 #: turn any of them into :class:`~toolwire.errors.ResponseDecodeError`.
-SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError)
+SHAPE_ERRORS = (LookupError, TypeError, AttributeError, AssertionError, ValueError, ArithmeticError, RecursionError)
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
