@@ -125,3 +125,40 @@ def test_the_right_types_still_import() -> None:
         {**RESP, "tool_choice": "required", "text": {"format": {"type": "text"}}, "reasoning": {"effort": "low"}}
     )
     assert resp.tool_choice == "required" and resp.thinking == {"effort": "low"}
+
+
+# A Chat assistant message's tool calls: ChatCompletionMessageFunctionToolCallParam (openai SDK)
+# types ``id`` and ``function.name`` as text. A call entry that was not an object was left out,
+# an ``id`` of 1 became "" and a ``name`` of 5 became the tool name "5".
+_CALL = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+_RESULT = {"role": "tool", "tool_call_id": "call_1", "content": "ok"}
+ASSISTANT_CALLS_WRONG = {
+    "entry-number": ([5], "/messages/1/tool_calls/0"),
+    "id-number": ([{**_CALL, "id": 1}], "/messages/1/tool_calls/0/id"),
+    "name-number": ([{**_CALL, "function": {"name": 5, "arguments": "{}"}}], "/messages/1/tool_calls/0/function/name"),
+    "second-name-object": (
+        [_CALL, {**_CALL, "id": "call_2", "function": {"name": {}, "arguments": "{}"}}],
+        "/messages/1/tool_calls/1/function/name",
+    ),
+}
+
+
+@pytest.mark.parametrize("calls,pointer", ASSISTANT_CALLS_WRONG.values(), ids=ASSISTANT_CALLS_WRONG.keys())
+def test_a_chat_tool_call_with_a_wrong_typed_id_or_name_is_a_decode_error(calls: list[Any], pointer: str) -> None:
+    body = {
+        **CHAT,
+        "messages": [*CHAT["messages"], {"role": "assistant", "content": None, "tool_calls": calls}, _RESULT],
+    }
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request(body)
+    assert info.value.pointer == pointer
+
+
+def test_a_chat_tool_call_with_text_id_and_name_still_imports() -> None:
+    body = {
+        **CHAT,
+        "messages": [*CHAT["messages"], {"role": "assistant", "content": None, "tool_calls": [_CALL]}, _RESULT],
+    }
+    request = OpenAIChatCodec().decode_request(body)
+    (call,) = request.messages[1].tool_calls
+    assert (call.id, call.name, call.arguments) == ("call_1", "f", {})

@@ -1115,7 +1115,7 @@ class OpenAIChatCodec:
                 else:
                     messages.append(Message("user", [result], {API: {"tool_results": True}}))
             elif role == "assistant":
-                messages.append(self._assistant_from_wire(wm))
+                messages.append(self._assistant_from_wire(wm, f"/messages/{position[id(wm)]}"))
             elif not (after_run and self._fold_result_media(wm, after_run)):
                 messages.append(self._user_from_wire(wm, f"/messages/{position[id(wm)]}"))
         for m in messages:  # the grouping marker is only needed while decoding
@@ -1309,7 +1309,23 @@ class OpenAIChatCodec:
             msg.provider_data[API] = pd
         return msg
 
-    def _assistant_from_wire(self, wm: dict[str, Any]) -> Message:
+    def _assistant_from_wire(self, wm: dict[str, Any], at: str) -> Message:
+        """An assistant message at JSON pointer ``at``; raises :class:`ResponseDecodeError` for a
+        ``tool_calls`` entry that is not an object, or whose ``id`` or ``function.name`` is not
+        text (the SDK's ``ChatCompletionMessageFunctionToolCallParam`` types both ``str``; the API
+        checks the types of a history's fields, as for ``function.arguments``: "Invalid type for
+        'messages[2].tool_calls[0].function.arguments': expected a string, but got an object
+        instead."). An ``id`` or name that is absent or null is read as before."""
+        calls = wm.get("tool_calls")
+        if isinstance(calls, list):
+            for ci, tc in enumerate(calls):
+                where = f"{at}/tool_calls/{ci}"
+                tc = _SHAPE.obj(tc, where)
+                if tc.get("id") is not None:
+                    _SHAPE.opt_str(tc.get("id"), f"{where}/id")
+                fn = tc.get("function")
+                if isinstance(fn, dict) and fn.get("name") is not None:
+                    _SHAPE.opt_str(fn.get("name"), f"{where}/function/name")
         wm = _arguments_as_text(wm)
         parts: list[Any] = []
         pd: dict[str, Any] = {}
