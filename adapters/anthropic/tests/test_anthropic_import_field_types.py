@@ -77,3 +77,32 @@ def test_the_right_types_still_import() -> None:
     assert req.settings["metadata"] == {"user_id": "u1"}
     assert req.max_tokens == 100 and req.stream is True
     assert AnthropicCodec().decode_request({**BASE, "system": "plain"}).instructions == "plain"
+
+
+# ToolResultBlockParam (anthropic SDK): ``tool_use_id: str``, ``content`` text or a list of
+# blocks. A ``tool_use_id`` of 1 became the id "1"; ``content: 5`` became an empty result.
+_USE = {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}
+
+
+@pytest.mark.parametrize(
+    "result,pointer",
+    [
+        ({"type": "tool_result", "tool_use_id": 1, "content": "ok"}, "/messages/2/content/0/tool_use_id"),
+        ({"type": "tool_result", "tool_use_id": "toolu_1", "content": 5}, "/messages/2/content/0/content"),
+        (
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": {"type": "text"}},
+            "/messages/2/content/0/content",
+        ),
+    ],
+    ids=["tool_use_id-number", "content-number", "content-object"],
+)
+def test_a_tool_result_with_a_wrong_typed_field_is_a_decode_error(result: dict[str, Any], pointer: str) -> None:
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [_USE]}]
+    body = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 100,
+        "messages": [*messages, {"role": "user", "content": [result]}],
+    }
+    with pytest.raises(ResponseDecodeError) as info:
+        AnthropicCodec().decode_request(body)
+    assert info.value.pointer == pointer

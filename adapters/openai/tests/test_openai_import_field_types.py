@@ -162,3 +162,29 @@ def test_a_chat_tool_call_with_text_id_and_name_still_imports() -> None:
     request = OpenAIChatCodec().decode_request(body)
     (call,) = request.messages[1].tool_calls
     assert (call.id, call.name, call.arguments) == ("call_1", "f", {})
+
+
+# Responses ``function_call`` / ``function_call_output`` items: ResponseFunctionToolCallParam and
+# FunctionCallOutput (openai SDK) type ``call_id`` and ``name`` as text.
+_FC = {"type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}"}
+_FCO = {"type": "function_call_output", "call_id": "call_1", "output": "ok"}
+RESP_ITEMS_WRONG = {
+    "call-call_id-number": ([{**_FC, "call_id": 5}, {**_FCO}], "/input/1/call_id"),
+    "call-name-number": ([{**_FC, "name": 5}, _FCO], "/input/1/name"),
+    "output-call_id-list": ([_FC, {**_FCO, "call_id": ["call_1"]}], "/input/2/call_id"),
+}
+
+
+@pytest.mark.parametrize("items,pointer", RESP_ITEMS_WRONG.values(), ids=RESP_ITEMS_WRONG.keys())
+def test_a_responses_call_item_with_a_wrong_typed_id_or_name_is_a_decode_error(items: list[Any], pointer: str) -> None:
+    body = {**RESP, "input": [{"role": "user", "content": "hi"}, *items]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIResponsesCodec().decode_request(body)
+    assert info.value.pointer == pointer
+
+
+def test_a_responses_call_item_with_text_fields_still_imports() -> None:
+    body = {**RESP, "input": [{"role": "user", "content": "hi"}, _FC, _FCO]}
+    request = OpenAIResponsesCodec().decode_request(body)
+    (call,) = request.messages[1].tool_calls
+    assert (call.id, call.name) == ("call_1", "f")

@@ -934,6 +934,12 @@ def _decode_blocks(
             parts.append(_decode_tool_use(b, lambda: synth(position) if synth else f"toolu_tw_{position}"))
             calls += 1
         elif btype == "tool_result":
+            # ToolResultBlockParam (anthropic SDK): ``tool_use_id: str``, ``content`` text or a list
+            # of blocks; another type became the id "1" or an empty result
+            if b.get("tool_use_id") is not None and not isinstance(b.get("tool_use_id"), str):
+                raise _bad(f"{at}/tool_use_id", "a string", b.get("tool_use_id"))
+            if b.get("content") is not None and not isinstance(b.get("content"), (str, list)):
+                raise _bad(f"{at}/content", "a string or an array", b.get("content"))
             rc, rc_opaque = _decode_result_content(b.get("content"))
             pd = _extras(b, _TOOL_RESULT_EXTRAS)
             if rc_opaque:

@@ -1654,7 +1654,14 @@ class OpenAIResponsesCodec:
                     hosted_item_part(item)
                 )
                 continue
-            elif kind == "function_call_output":
+            if kind in ("function_call", "function_call_output"):
+                # ResponseFunctionToolCallParam (``call_id``, ``name``) and FunctionCallOutput
+                # (``call_id``) type these ``str`` (openai SDK); one of another type became "" or
+                # the tool name "5". Absent or null is read as before
+                for key in ("call_id", "name") if kind == "function_call" else ("call_id",):
+                    if item.get(key) is not None:
+                        _SHAPE.opt_str(item.get(key), f"/input/{position[id(item)]}/{key}")
+            if kind == "function_call_output":
                 untyped = untyped_part(item.get("output"))
                 if untyped is not None:
                     # FunctionCallOutput.output: str or a list of ResponseInputTextContentParam,
