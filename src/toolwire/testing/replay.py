@@ -834,9 +834,8 @@ async def _replay_api(api: str, usable: list[Interaction], report: FileReport) -
         await _replay_segment(api, seg_inters, seg_reqs, report, codec)
 
 
-def _refused_record(index: int, message: str) -> dict[str, Any]:
-    """The response record of a request toolwire refuses before sending (``error_type``
-    ``"request_refused"``, no status: nothing was sent)."""
+def _error_record(index: int) -> dict[str, Any]:
+    """The response record of an interaction that ended in an error, before its ``error`` is set."""
     return {
         "interaction": index,
         "stop_reason": "error",
@@ -847,8 +846,15 @@ def _refused_record(index: int, message: str) -> dict[str, Any]:
             k: None
             for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
         },
-        "error": {"status": None, "message": message, "retryable": False, "error_type": "request_refused"},
     }
+
+
+def _refused_record(index: int, message: str) -> dict[str, Any]:
+    """The response record of a request toolwire refuses before sending (``error_type``
+    ``"request_refused"``, no status: nothing was sent)."""
+    record = _error_record(index)
+    record["error"] = {"status": None, "message": message, "retryable": False, "error_type": "request_refused"}
+    return record
 
 
 async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, report: FileReport) -> None:
@@ -862,17 +868,7 @@ async def _replay_error(api: str, inter: Interaction, recorded: ModelRequest, re
     model_id, settings = _target(api, inter, transport)
     inner = resolve_model(f"{PROVIDER_FOR_API.get(api, api)}:{model_id}", **settings)
     transport.queue.append(inter)
-    record: dict[str, Any] = {
-        "interaction": inter.index,
-        "stop_reason": "error",
-        "vendor_stop_reason": None,
-        "tool_calls": [],
-        "text": None,
-        "usage": {
-            k: None
-            for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
-        },
-    }
+    record = _error_record(inter.index)
     try:
         resp = await inner.send(recorded)
         record = _response_record(inter.index, resp)
