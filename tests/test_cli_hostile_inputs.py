@@ -88,6 +88,9 @@ def test_ctrl_c_while_loading_tools_says_interrupted_and_exits_130(tmp_path: Pat
         text=True,
         cwd=tmp_path,
         env=env,
+        # as from a terminal: SIGINT at its default, so that Python installs its Ctrl-C handler
+        # (a child of a test run started in the background inherits SIGINT ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not ready.exists() and time.monotonic() < deadline:

@@ -367,10 +367,16 @@ def test_ctrl_c_in_the_sync_stream_cancels_the_run_and_raises_keyboard_interrupt
         await asyncio.sleep(30)
         return "never"
 
-    s = toolwire.run_stream_sync(GatedModel([calls(("c1", "wait_forever", {}))]), "go", tools=[wait_forever])
-    with pytest.raises(KeyboardInterrupt):
-        for _ in s:
-            pass
+    # as in a terminal: Python's own SIGINT handler (a test run started in the background by a
+    # shell without job control inherits SIGINT ignored, and the signal would go nowhere)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        s = toolwire.run_stream_sync(GatedModel([calls(("c1", "wait_forever", {}))]), "go", tools=[wait_forever])
+        with pytest.raises(KeyboardInterrupt):
+            for _ in s:
+                pass
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert s.state.status == "cancelled"
     assert (
         s.state.conversation.messages[-1]
