@@ -194,3 +194,37 @@ def test_proto_json_refuses_a_fraction_or_non_number_for_an_integer(value: Any) 
 
 def test_plain_json_still_refuses_an_integral_float_for_an_integer() -> None:
     assert [p for p, _ in value_type_problems({"count": 1.0}, _Tiered)] == ["/count"]
+
+
+# -- open_variants: an imported body, whose codec keeps a variant it does not know whole ----------
+class Custom(TypedDict, total=False):
+    type: Optional[Literal["custom"]]  # (as anthropic.types.ToolParam.type)
+    name: Required[str]
+    schema: Dict[str, object]  # noqa: UP006
+
+
+class Toolset(TypedDict, total=False):
+    type: Required[Literal["toolset"]]  # no name field: any object without a type fitted it
+
+
+class Holder(TypedDict, total=False):
+    tools: Iterable[Union[Custom, Toolset]]
+    edits: Iterable[Union[ClearEdit, CompactEdit]]
+
+
+def _open(fields: dict[str, Any]) -> list[str]:
+    return [pointer for pointer, _ in value_type_problems(fields, Holder, open_variants=True)]
+
+
+def test_open_variants_leaves_an_object_of_an_unknown_tag_unchecked() -> None:
+    edits = [{"type": "newer", "keep": 5}, {"type": "compact", "instructions": 5}]
+    assert _open({"edits": edits}) == ["/edits/1/instructions"]
+    assert [p for p, _ in value_type_problems({"edits": edits}, Holder)] == ["/edits/0/type", "/edits/1/instructions"]
+    assert _open({"tools": [{"type": "newer_2099", "name": 5}]}) == []
+
+
+def test_open_variants_does_not_let_a_member_without_the_required_tag_fit() -> None:
+    # (without it, Toolset, which has no ``name``, fitted {"name": 5} with no error at all)
+    assert _open({"tools": [{"name": 5, "schema": "x"}]}) == ["/tools/0/name", "/tools/0/schema"]
+    assert _open({"tools": [{"type": "custom", "name": 5}, {"type": None, "name": "f"}]}) == ["/tools/0/name"]
+    assert _open({"tools": [{"type": "toolset"}, {"name": "f", "schema": {}}]}) == []

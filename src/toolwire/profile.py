@@ -823,10 +823,12 @@ def _describe(tp: Any) -> str:
 
 
 def _type_errors(
-    value: Any, tp: Any, path: tuple[Any, ...], source: str, proto: bool = False
+    value: Any, tp: Any, path: tuple[Any, ...], source: str, proto: bool = False, open_variants: bool = False
 ) -> list[tuple[tuple[Any, ...], str, str, Any]]:
     """The ``(path, expected, SDK source, value)`` of each place where ``value`` cannot be of type
-    ``tp`` (read as proto3 JSON with ``proto``); raises :class:`_Open` when ``tp`` leaves ``value`` open."""
+    ``tp`` (read as proto3 JSON with ``proto``); raises :class:`_Open` when ``tp`` leaves ``value`` open
+    (with ``open_variants``, also when ``value`` is an object whose tag fits no object member:
+    :func:`_tag_mismatch`)."""
 
     members = _type_members(tp)
     if not members:
@@ -834,13 +836,16 @@ def _type_errors(
     ranked: list[tuple[tuple[bool, int], list[tuple[tuple[Any, ...], str, str, Any]]]] = []
     here: list[str] = []
     for m in members:
-        errors = _member_errors(value, m, path, source, proto)
+        errors = _member_errors(value, m, path, source, proto, open_variants)
         if errors is None:  # the value is not of this member's kind at all
             here.append(_describe(m))
             continue
-        if not errors:
+        mismatch = _tag_mismatch(value, m, open_variants) if errors or open_variants else False
+        if not errors and not mismatch:
             return []
-        ranked.append(((_tag_mismatch(value, m), len(errors)), errors))
+        ranked.append(((mismatch, len(errors)), errors))
+    if open_variants and ranked and all(rank[0] for rank, _ in ranked):
+        raise _Open  # a variant the SDK does not know (a block type newer than it): the codec keeps it whole
     if not ranked:
         return [(path, _either(here), source, value)]
     least = min(rank for rank, _ in ranked)
@@ -868,21 +873,43 @@ def _either(expected: list[str]) -> str:
     return " or ".join(dict.fromkeys(rest))
 
 
-def _tag_mismatch(value: Any, m: Any) -> bool:
+def _tag_mismatch(value: Any, m: Any, variants: bool = False) -> bool:
     """Whether ``value`` (an object) gives a field that ``m`` (an object type) types with
     ``Literal`` values only (a tag such as ``type``) another value: ``m`` is then another kind of
-    object than the one meant, and ranks after the members whose tags fit."""
+    object than the one meant, and ranks after the members whose tags fit. With ``variants``
+    (a union of tagged variants, :func:`value_type_problems` ``open_variants``), a tag typed
+    ``Optional[Literal[...]]`` counts too (``anthropic.types.ToolParam.type``), and so does a
+    ``Required`` tag ``value`` leaves out."""
     import typing
 
     fields = _object_fields(m) if isinstance(value, Mapping) else None
     for k, (ftp, _) in (fields or {}).items():
-        if k not in value:
-            continue
         members = _type_members(ftp)
-        if members and all(typing.get_origin(x) is Literal for x in members):
-            if not any(_same_json_value(value[k], a) for x in members for a in typing.get_args(x)):
+        if variants:
+            members = [x for x in members if x is not type(None)]
+        if not members or not all(typing.get_origin(x) is Literal for x in members):
+            continue
+        if k not in value:
+            if variants and _required(m, ftp):
                 return True
+            continue
+        if variants and value[k] is None and len(members) < len(_type_members(ftp)):
+            continue  # (Optional: null is no other tag)
+        if not any(_same_json_value(value[k], a) for x in members for a in typing.get_args(x)):
+            return True
     return False
+
+
+def _required(m: Any, ftp: Any) -> bool:
+    """Whether the field of ``TypedDict`` ``m`` typed ``ftp`` (read with its extras) must be given:
+    ``Required[...]``, or any field of a total ``TypedDict`` not ``NotRequired[...]`` (read from the
+    hint: ``__required_keys__`` misses the ``Required`` of a module with string annotations)."""
+    import typing
+
+    name = getattr(typing.get_origin(ftp), "_name", None)
+    if name == "Required":
+        return True
+    return bool(getattr(m, "__total__", False)) and name != "NotRequired"
 
 
 def _same_json_value(value: Any, literal: Any) -> bool:
@@ -919,7 +946,7 @@ def _integral_text_or_number(value: str | float) -> bool:
 
 
 def _member_errors(
-    value: Any, m: Any, path: tuple[Any, ...], source: str, proto: bool = False
+    value: Any, m: Any, path: tuple[Any, ...], source: str, proto: bool = False, open_variants: bool = False
 ) -> list[tuple[tuple[Any, ...], str, str, Any]] | None:
     """:func:`_type_errors` for one union member ``m``: ``None`` when ``value`` is not of ``m``'s
     kind, the errors inside it otherwise (empty: it fits); raises :class:`_Open`."""
@@ -967,7 +994,7 @@ def _member_errors(
                 break
             item_tp = args[0] if name != "tuple" or (len(args) == 2 and args[1] is Ellipsis) else args[i % len(args)]
             try:
-                out += _type_errors(item, item_tp, (*path, i), source, proto)
+                out += _type_errors(item, item_tp, (*path, i), source, proto, open_variants)
             except _Open:
                 continue
         return out
@@ -979,7 +1006,7 @@ def _member_errors(
         for k, item in value.items():
             if len(args) == 2:
                 try:
-                    out += _type_errors(item, args[1], (*path, k), source, proto)
+                    out += _type_errors(item, args[1], (*path, k), source, proto, open_variants)
                 except _Open:
                     continue
         return out
@@ -994,13 +1021,15 @@ def _member_errors(
         if field is None:
             continue  # unknown keys are object_key_problems' (and the vendor's) to name
         try:
-            out += _type_errors(item, field[0], (*path, k), field[1], proto)
+            out += _type_errors(item, field[0], (*path, k), field[1], proto, open_variants)
         except _Open:
             continue
     return out
 
 
-def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json: bool = False) -> list[tuple[str, str]]:
+def value_type_problems(
+    fields: Mapping[str, Any], sdk_type: Any, *, proto_json: bool = False, open_variants: bool = False
+) -> list[tuple[str, str]]:
     """``(JSON pointer, message)`` for each value in ``fields`` (request-body fields, such as a
     model's settings) that cannot be of the type the vendor SDK gives that field in ``sdk_type``
     (a request body ``TypedDict`` such as ``anthropic.types.MessageCreateParamsBase``, or a
@@ -1019,7 +1048,12 @@ def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json:
     With ``proto_json`` (an API that reads its body as proto3 JSON, such as Gemini's), integer
     and number fields also take their value as text (``"5"``, ``"1e3"``, ``"NaN"``), an integer
     field a number of integral value (``1.0``), and enum fields a number,
-    as https://protobuf.dev/programming-guides/json/ says parsers accept."""
+    as https://protobuf.dev/programming-guides/json/ says parsers accept.
+
+    With ``open_variants`` (an imported body, whose codec keeps a variant it does not know whole),
+    an object whose tag (a field typed with ``Literal`` values only, such as a content block's
+    ``type``) fits no object member of its union is not checked, instead of being refused as
+    none of them: a block type newer than the SDK."""
     hints = _object_fields(sdk_type)
     if hints is None:
         return []
@@ -1029,7 +1063,7 @@ def value_type_problems(fields: Mapping[str, Any], sdk_type: Any, *, proto_json:
         if field is None:
             continue
         try:
-            errors = _type_errors(value, field[0], (name,), field[1], proto_json)
+            errors = _type_errors(value, field[0], (name,), field[1], proto_json, open_variants)
         except (_Open, RecursionError):  # (a value nested past the interpreter's depth, or holding itself)
             continue
         for path, expected, source, got in errors:

@@ -2085,6 +2085,7 @@ def _check_import_types(body: dict[str, Any]) -> None:
     if body.get("tool_choice") is not None and not isinstance(body["tool_choice"], dict):
         raise _bad("/tool_choice", "an object (anthropic.types.ToolChoiceParam)", body["tool_choice"])
     _S.field_types(body, None, ("messages", "tools", "system", "tool_choice"), problems=problems)
+    _check_nested_import_types(body)
     # stream: Literal[True] / Literal[False] (anthropic.types.MessageCreateParamsStreaming /
     # MessageCreateParamsNonStreaming); temperature, which the installed SDK's params no longer
     # type: "temperature number" (Messages API reference, https://docs.claude.com/en/api/messages)
@@ -2093,6 +2094,42 @@ def _check_import_types(body: dict[str, Any]) -> None:
         raise _bad("/stream", "a boolean", stream)
     if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, (int, float))):
         raise _bad("/temperature", "a number", temperature)
+
+
+def _check_nested_import_types(body: dict[str, Any]) -> None:
+    """Raises :class:`ResponseDecodeError` at the first value inside ``messages``, ``tools`` or
+    ``tool_choice`` of an imported request body whose JSON type is not the one the SDK's
+    ``MessageCreateParamsBase`` gives it, walked through its blocks, tools and their fields
+    (:func:`toolwire.profile.value_type_problems`): a ``tool_use`` block's ``input`` that is not an
+    object (``ToolUseBlockParam.input: Dict[str, object]``) or its ``id``/``name`` not text, a
+    tool's ``input_schema`` not an object (``ToolParam.input_schema``) or ``name`` not text,
+    ``tool_choice.name`` not text (``ToolChoiceToolParam.name: str``), a block's
+    ``cache_control`` not an object... Such values were turned into invalid calls, synthesized
+    ids, the name ``"5"``, or a ``ToolNameError`` without the field's place. A block or
+    tool_choice of a ``type`` the SDK does not list is not checked here (the codec keeps it whole,
+    or refuses it as :class:`UnsupportedToolChoice`), nor are provider tools and ``tools`` entries
+    that are not objects (kept as they came and refused when sent, with the settings check
+    ``toolwire lint`` runs, and :func:`_check_server_tool_name`); the beta's
+    ``MessageCreateParamsBase`` is asked before refusing a value (a beta block may take it)."""
+    fields = {k: body[k] for k in ("messages", "tool_choice") if body.get(k) is not None}
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        # (a tool of your own: anthropic.types.ToolParam, ``type: Optional[Literal["custom"]]``)
+        fields["tools"] = [t if isinstance(t, dict) and t.get("type") in (None, "custom") else {} for t in tools]
+    if not fields:
+        return
+    from anthropic.types.beta.message_create_params import MessageCreateParamsBase as BetaParams
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+
+    from toolwire.profile import value_type_problems
+
+    found = value_type_problems(fields, MessageCreateParamsBase, open_variants=True)
+    if not found:
+        return
+    beta = {pointer for pointer, _ in value_type_problems(fields, BetaParams, open_variants=True)}
+    for pointer, message in found:
+        if pointer in beta:
+            raise _S.error(pointer, message)
 
 
 class AnthropicCodec:
