@@ -269,6 +269,75 @@ def test_cassette_layouts_newer_body_wrapper_dates_and_gzip(tmp_path):
     assert [f["responses"][0]["error"]["status"] for f in doc["files"]] == [400, 400]
 
 
+def test_cassette_of_vcrpys_older_httpx_layout_status_code_and_content(tmp_path):
+    """vcrpy's httpx stub before 5.x recorded a response as ``{status_code, http_version, headers,
+    content}`` (vcrpy plays it back still); every such file failed whole as "interaction 0 is
+    malformed: its 'response' has no 'status' code". Modelled on DataDog/dd-trace-py
+    tests/contrib/openai/cassettes/v1/chat_completion_tool_call.yaml."""
+    request = {
+        "model": "gpt-3.5-turbo",
+        "messages": [{"role": "user", "content": "David is at Stanford."}],
+        "tools": [
+            {
+                "type": "function",
+                "function": {
+                    "name": "extract_student_info",
+                    "parameters": {"type": "object", "properties": {"school": {"type": "string"}}},
+                },
+            }
+        ],
+    }
+    answer = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1695747601,
+        "model": "gpt-3.5-turbo-0613",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "extract_student_info", "arguments": '{"school": "Stanford"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 9, "completion_tokens": 5, "total_tokens": 14},
+    }
+    path = _cassette(
+        tmp_path,
+        "legacy.yaml",
+        {
+            "request": {
+                "method": "POST",
+                "uri": "https://api.openai.com/v1/chat/completions",
+                "headers": {"content-type": ["application/json"]},
+                "body": json.dumps(request),
+            },
+            "response": {
+                "status_code": 200,
+                "http_version": "HTTP/1.1",
+                "headers": {"Content-Type": "application/json"},
+                "content": json.dumps(answer, indent=2),
+            },
+        },
+    )
+    (inter,) = load_cassette(path)
+    assert (inter.status, inter.response_json) == (200, answer)
+    doc = replay_paths([str(path)])
+    assert doc["ok"], doc
+    (f,) = doc["files"]
+    assert [c["name"] for c in f["responses"][0]["tool_calls"]] == ["extract_student_info"]
+    assert f["requests"] == [{"interaction": 0, "matches": True, "diff": None}]
+
+
 _CASSETTE_IS = (
     "A cassette is the YAML file of HTTP interactions (vcrpy's format, a top-level 'interactions' list) that "
     "toolwire's pytest plugin writes: mark a test @pytest.mark.toolwire_cassette and run pytest --toolwire-record "

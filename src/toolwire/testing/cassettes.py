@@ -7,6 +7,9 @@ Handles the three body encodings found in real cassettes:
 3. ``body: {string: !!binary <base64>}``: raw bytes, gzip-compressed when they start with the
    gzip magic ``1f 8b`` (``Content-Encoding: gzip``).
 
+A response recorded by vcrpy's older httpx stub (``status_code`` and ``content`` in place of
+``status`` and ``body``) is read as the usual layout.
+
 Decoded response text is one JSON object, Server-Sent Events, or a JSON array of chunks
 (Gemini ``streamGenerateContent`` without ``alt=sse``).
 """
@@ -453,6 +456,14 @@ def _interaction(i: int, it: Any) -> Interaction:
             raise MalformedCassette(f"it has no '{side}' (a mapping with {keys}, vcrpy's layout)")
     req = _mapping(it.get("request"), "its 'request'", " (method, uri, headers, body)")
     resp = _mapping(it.get("response"), "its 'response'", " (status, headers, body)")
+    if "status" not in resp and "status_code" in resp:
+        # vcrpy's httpx stub before 5.x wrote a response as {status_code, http_version, headers,
+        # content} (content: the decoded text; vcr/stubs/httpx_stubs.py _to_serialized_response),
+        # and vcrpy still plays such cassettes back: read it as the usual status/body layout.
+        # Recordings in this layout: DataDog/dd-trace-py tests/contrib/openai/cassettes/v1/*.yaml
+        resp = {**resp, "status": resp.get("status_code")}
+        if "body" not in resp and "parsed_body" not in resp:
+            resp["body"] = resp.get("content")
     if not isinstance(req.get("uri"), str) or not req["uri"]:
         got = "no 'uri'" if req.get("uri") is None else f"a 'uri' that is {_shape(req['uri'])}"
         raise MalformedCassette(f"its 'request' has {got}, not the URL the request was sent to")
