@@ -233,3 +233,18 @@ def test_cassette_names_are_unique_and_safe():
     assert len(names) == 5
     assert all(len(n) <= 120 and all(c.isalnum() or c in "._-" for c in n) for n in names)
     assert _cassette_name(SimpleNamespace(nodeid="t.py::test_plain", name="test_plain")) == "test_plain"
+
+
+def test_cassette_context_manager_without_its_file_says_how_to_record_from_code(tmp_path):
+    # `cassette(path)` is the context manager for code outside pytest: its missing-file error names
+    # `record=True` (what records there), not pytest's --toolwire-record / TOOLWIRE_RECORD, which
+    # it does not read.
+    from toolwire.testing.pytest_plugin import cassette
+
+    path = tmp_path / "missing.yaml"
+    with pytest.raises(FileNotFoundError) as info:
+        cassette(path)
+    text = str(info.value)
+    assert str(path) in text
+    assert f"cassette({str(path)!r}, record=True)" in text
+    assert "TOOLWIRE_RECORD" not in text

@@ -160,8 +160,11 @@ def cassette(path: str | Path, *, record: bool = False, match_body: bool = False
 
     path = Path(path)
     if not record and not path.exists():
+        # this context manager does not read --toolwire-record or TOOLWIRE_RECORD (the pytest
+        # fixture does, and checks the file itself first): name what records here
         raise FileNotFoundError(
-            f"no cassette at {path}; record it once with `pytest --toolwire-record` (or TOOLWIRE_RECORD=1) and an API key"
+            f"no cassette at {path}; record it once with an API key: cassette({str(path)!r}, record=True) "
+            "(in a pytest test marked @pytest.mark.toolwire_cassette: pytest --toolwire-record)"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     my_vcr = vcr.VCR(
