@@ -228,3 +228,26 @@ def test_open_variants_does_not_let_a_member_without_the_required_tag_fit() -> N
     assert _open({"tools": [{"name": 5, "schema": "x"}]}) == ["/tools/0/name", "/tools/0/schema"]
     assert _open({"tools": [{"type": "custom", "name": 5}, {"type": None, "name": "f"}]}) == ["/tools/0/name"]
     assert _open({"tools": [{"type": "toolset"}, {"name": "f", "schema": {}}]}) == []
+
+
+class Blob(TypedDict, total=False):
+    data: Optional[bytes]
+
+
+class Proto(TypedDict, total=False):
+    blobs: Optional[List[Blob]]  # noqa: UP006
+    names: Optional[List[str]]  # noqa: UP006
+
+
+def test_proto_json_reads_bytes_as_base64_text_and_one_object_as_a_one_item_list() -> None:
+    # (https://protobuf.dev/programming-guides/json/: bytes are base64 text; the Gemini API takes
+    # one message for a repeated field of messages, a scalar for a repeated scalar field it does not)
+    def pointers(fields: dict[str, Any]) -> list[str]:
+        return [pointer for pointer, _ in value_type_problems(fields, Proto, proto_json=True)]
+
+    assert pointers({"blobs": [{"data": "aGk="}], "names": ["a"]}) == []
+    assert pointers({"blobs": [{"data": 5}]}) == ["/blobs/0/data"]
+    assert pointers({"blobs": {"data": "aGk="}}) == []
+    assert pointers({"blobs": {"data": 5}}) == ["/blobs/data"]
+    assert pointers({"names": "a"}) == ["/names"]
+    assert [p for p, _ in value_type_problems({"blobs": {"data": "aGk="}}, Proto)] == ["/blobs"]

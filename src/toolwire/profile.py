@@ -811,6 +811,8 @@ def _describe(tp: Any) -> str:
         return "a number"
     if tp is str:
         return "a string"
+    if tp is bytes:
+        return "base64 text"
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return "a string"
     origin = typing.get_origin(tp) or tp
@@ -980,14 +982,23 @@ def _member_errors(
         return [] if isinstance(value, (int, float)) and not isinstance(value, bool) else None
     if m is str:
         return [] if isinstance(value, str) else None
+    if m is bytes and proto:
+        # proto3 JSON (https://protobuf.dev/programming-guides/json/, bytes): "JSON value will be
+        # the data encoded as a string using standard base64 encoding"
+        return [] if isinstance(value, str) else None
     if isinstance(m, type) and issubclass(m, enum.Enum):
         kinds = {type(e.value) for e in m} | ({int} if proto else set())  # proto3 JSON: by name or number
         return [] if any(isinstance(value, k) for k in kinds) and not isinstance(value, bool) else None
     name = getattr(origin or m, "__name__", "")
     if name in _ARRAY_ORIGINS:
+        args = typing.get_args(m)
+        if proto and isinstance(value, Mapping) and args and _holds_objects(args[0]):
+            # proto3 JSON, as the Gemini API reads it, takes one message for a repeated field of
+            # messages (a recorded request's "tools": {...} was answered HTTP 200; Vertex AI's REST
+            # samples write "parts": {"text": ...}): the object is that one item
+            return _type_errors(value, args[0], path, source, proto, open_variants)
         if not isinstance(value, (list, tuple)):
             return None
-        args = typing.get_args(m)
         out: list[tuple[tuple[Any, ...], str, str, Any]] = []
         for i, item in enumerate(value):
             if not args:
@@ -1027,6 +1038,17 @@ def _member_errors(
     return out
 
 
+def _holds_objects(tp: Any) -> bool:
+    """Whether a member of ``tp`` is an object type (a ``TypedDict``, a pydantic model, a mapping)."""
+    import typing
+
+    for m in _type_members(tp):
+        name = getattr(typing.get_origin(m) or m, "__name__", "")
+        if name in _OBJECT_ORIGINS or _object_fields(m) is not None:
+            return True
+    return False
+
+
 def value_type_problems(
     fields: Mapping[str, Any], sdk_type: Any, *, proto_json: bool = False, open_variants: bool = False
 ) -> list[tuple[str, str]]:
@@ -1048,7 +1070,8 @@ def value_type_problems(
     With ``proto_json`` (an API that reads its body as proto3 JSON, such as Gemini's), integer
     and number fields also take their value as text (``"5"``, ``"1e3"``, ``"NaN"``), an integer
     field a number of integral value (``1.0``), and enum fields a number,
-    as https://protobuf.dev/programming-guides/json/ says parsers accept.
+    as https://protobuf.dev/programming-guides/json/ says parsers accept (and ``bytes`` fields base64 text);
+    a repeated field of objects also takes one object, read as a one-item list (as the Gemini API does).
 
     With ``open_variants`` (an imported body, whose codec keeps a variant it does not know whole),
     an object whose tag (a field typed with ``Literal`` values only, such as a content block's

@@ -126,11 +126,13 @@ DECODE_REFUSED = {
         ResponseDecodeError,
         "/tools/0/functionDeclarations/0 must be an object, got a JSON string",
     ),
+    # (google.genai.types.FunctionDeclaration.name: Optional[str]; was a ToolNameError not naming
+    # the field's place)
     "gemini-name-number": (
         "gemini",
         [{"functionDeclarations": [{"name": 5}]}],
-        ToolNameError,
-        "a tool name is a string, got int",
+        ResponseDecodeError,
+        "malformed body at /tools/0/functionDeclarations/0/name",
     ),
     "gemini-no-name": (
         "gemini",

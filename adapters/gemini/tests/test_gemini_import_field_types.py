@@ -113,3 +113,139 @@ def test_one_object_in_a_repeated_field_is_read_as_a_one_item_list(snake: bool) 
     assert request.settings.get(key, request.settings.get("safetySettings")) == [
         {"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}
     ]
+
+
+# -- fields inside contents and functionDeclarations ------------------------------------------------
+# Checked against the SDK's types as proto3 JSON (toolwire.profile.value_type_problems):
+# google.genai.types.Content (``role: Optional[str]``, ``parts: list[Part]``), Part (``text``,
+# ``thought: Optional[bool]``, ``inlineData.data`` bytes: base64 text), FunctionCall (``name``/``id``
+# ``Optional[str]``, ``args: Optional[dict[str, Any]]``), FunctionResponse (``response:
+# Optional[dict[str, Any]]``), FunctionDeclaration (``name``/``description`` text, ``parameters:
+# Optional[Schema]``). Before, ``args`` given as a list or string became an invalid call, a call
+# ``name`` of 5 the name "5", ``response: "ok"`` a result '"ok"', a declaration whose ``parameters``
+# was a string a tool with an empty schema (its declaration re-sent for the API to refuse), a
+# ``role`` of 5 a user turn.
+_CALL = {"functionCall": {"name": "f", "args": {}}}
+
+
+def _turns(*contents: dict[str, Any]) -> dict[str, Any]:
+    return {"contents": [{"role": "user", "parts": [{"text": "hi"}]}, *contents]}
+
+
+def _answer(fr: dict[str, Any], key: str = "functionResponse") -> dict[str, Any]:
+    return _turns({"role": "model", "parts": [_CALL]}, {"role": "user", "parts": [{key: {"name": "f", **fr}}]})
+
+
+def _declare(decl: dict[str, Any], key: str = "functionDeclarations") -> dict[str, Any]:
+    return {**copy.deepcopy(BASE), "tools": [{key: [{"name": "f", **decl}]}]}
+
+
+NESTED = {
+    "args-list": (
+        _turns({"role": "model", "parts": [{"functionCall": {"name": "f", "args": [1]}}]}),
+        "/contents/1/parts/0/functionCall/args",
+    ),
+    "args-string": (
+        _turns({"role": "model", "parts": [{"functionCall": {"name": "f", "args": "{}"}}]}),
+        "/contents/1/parts/0/functionCall/args",
+    ),
+    "args-list-snake": (
+        _turns({"role": "model", "parts": [{"function_call": {"name": "f", "args": [1]}}]}),
+        "/contents/1/parts/0/function_call/args",
+    ),
+    "call-name-number": (
+        _turns({"role": "model", "parts": [{"functionCall": {"name": 5, "args": {}}}]}),
+        "/contents/1/parts/0/functionCall/name",
+    ),
+    "call-id-number": (
+        _turns({"role": "model", "parts": [{"functionCall": {"name": "f", "id": 5}}]}),
+        "/contents/1/parts/0/functionCall/id",
+    ),
+    "response-string": (_answer({"response": "ok"}), "/contents/2/parts/0/functionResponse/response"),
+    "response-list-snake": (
+        _answer({"response": ["ok"]}, "function_response"),
+        "/contents/2/parts/0/function_response/response",
+    ),
+    "response-name-number": (_answer({"name": 5, "response": {}}), "/contents/2/parts/0/functionResponse/name"),
+    "role-number": (_turns({"role": 5, "parts": [{"text": "a"}]}), "/contents/1/role"),
+    "thought-text": (
+        _turns({"role": "model", "parts": [{"text": "a", "thought": "yes"}]}),
+        "/contents/1/parts/0/thought",
+    ),
+    "inlineData-data-number": (
+        _turns({"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": 5}}]}),
+        "/contents/1/parts/0/inlineData/data",
+    ),
+    "parameters-string": (_declare({"parameters": "{}"}), "/tools/0/functionDeclarations/0/parameters"),
+    "parameters-string-snake": (
+        _declare({"parameters": "{}"}, "function_declarations"),
+        "/tools/0/function_declarations/0/parameters",
+    ),
+    "parameters-required-string": (
+        _declare({"parameters": {"type": "OBJECT", "required": "a"}}),
+        "/tools/0/functionDeclarations/0/parameters/required",
+    ),
+    "declaration-name-number": (_declare({"name": 5}), "/tools/0/functionDeclarations/0/name"),
+    "declaration-description-number": (_declare({"description": 5}), "/tools/0/functionDeclarations/0/description"),
+}
+
+
+@pytest.mark.parametrize("body,pointer", NESTED.values(), ids=NESTED.keys())
+def test_a_nested_field_of_the_wrong_type_is_a_decode_error(body: dict[str, Any], pointer: str) -> None:
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(body)
+    assert info.value.pointer == pointer
+    assert info.value.api == "gemini"
+    assert "the SDK types it google.genai.types." in str(info.value)
+
+
+def test_args_given_as_a_list_names_the_field_and_what_it_takes() -> None:
+    body = _turns({"role": "model", "parts": [{"functionCall": {"name": "f", "args": [1]}}]})
+    with pytest.raises(ResponseDecodeError) as info:
+        GeminiCodec().decode_request(body)
+    assert "contents[1].parts[0].functionCall.args [1] is an array, but the API takes an object or null" in str(
+        info.value
+    )
+    assert "google.genai.types.FunctionCall.args" in str(info.value)
+
+
+def test_right_typed_nested_fields_still_import_in_either_spelling() -> None:
+    # (proto3 JSON: an integer field takes text, an enum its name in any case the SDK reads, one
+    # object a repeated field of objects; fields the SDK does not type are kept as they came)
+    body = _answer({"response": {"output": "ok"}})
+    body["contents"][1]["parts"] = [
+        {"function_call": {"name": "f", "args": {"a": [1, None]}, "id": "c1"}, "thought_signature": "c2ln"}
+    ]
+    body["contents"][2]["parts"][0]["functionResponse"]["id"] = "c1"
+    body["tools"] = [
+        {
+            "function_declarations": [
+                {
+                    "name": "f",
+                    "description": "d",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"a": {"type": "ARRAY", "items": {"type": "integer"}, "maxItems": "3"}},
+                        "anyOf": {"type": "OBJECT"},
+                        "required": ["a"],
+                    },
+                },
+                {"name": "g", "parametersJsonSchema": {"type": "object"}},
+            ]
+        }
+    ]
+    req = GeminiCodec().decode_request(body)
+    assert [t.name for t in req.tools] == ["f", "g"]
+    (call,) = req.messages[1].parts
+    assert call.arguments == {"a": [1, None]} and call.invalid is None  # type: ignore[union-attr]
+    assert req.messages[2].parts[0].content == "ok"  # type: ignore[union-attr]
+
+
+def test_one_function_response_part_given_as_an_object_is_read_as_a_one_item_list() -> None:
+    # (proto3 JSON, as for the other repeated fields: the image was dropped without a word)
+    from toolwire.types import ImagePart
+
+    image = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+    req = GeminiCodec().decode_request(_answer({"response": {"output": "the chart"}, "parts": image}))
+    content = req.messages[2].parts[0].content  # type: ignore[union-attr]
+    assert isinstance(content, list) and isinstance(content[-1], ImagePart)

@@ -1539,12 +1539,69 @@ def _check_import_types(body: dict[str, Any]) -> None:
         ck = _camel(k) if isinstance(k, str) and "_" in k else k
         if ck not in ("contents", "tools", "model", "systemInstruction"):
             camel[ck] = (k, v)
-    problems = setting_type_problems({ck: v for ck, (_, v) in camel.items()})
+    problems = setting_type_problems({ck: v for ck, (_, v) in camel.items()}) or _nested_type_problems(body)
     if problems:
         pointer, message = problems[0]
         first = pointer.split("/")[1] if pointer.count("/") >= 1 else ""
         spelled = camel.get(first, (first, None))[0]
         raise _S.error("/" + "/".join([str(spelled), *pointer.split("/")[2:]]), message)
+
+
+def _nested_type_problems(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """``(JSON pointer, message)`` for each value inside ``contents`` and ``tools`` of an imported
+    request body (either spelling) whose JSON type is not the one the SDK gives it, read as proto3
+    JSON (:func:`toolwire.profile.value_type_problems`): ``contents`` is a list of
+    ``google.genai.types.Content`` (``role`` text, ``parts`` of ``Part``: ``functionCall.args`` an
+    object, ``FunctionCall.args: Optional[dict[str, Any]]``, its ``name``/``id`` text;
+    ``functionResponse.response`` an object; ``thought`` a boolean; ``inlineData.data`` base64
+    text ...), ``tools`` a list of ``google.genai.types.Tool`` (``functionDeclarations[i].parameters``
+    a ``Schema`` object, ``name``/``description`` text ...). Such values were read as invalid calls,
+    the name ``"5"``, a result of ``'"ok"'`` or a declaration re-sent as it came for the API to
+    refuse. A field the SDK does not type is left to the codec (kept whole), and so are those it
+    reads with rules of its own: the shape of ``contents``, ``tools`` and ``functionDeclarations``
+    themselves, a tool's built-in tool fields (``googleSearch``: :class:`ConfigurationError` naming the tool), a call's
+    ``partialArgs`` pieces and ``willContinue`` (read as the SDK's pydantic model reads it:
+    ``"true"`` is true)."""
+    from toolwire.profile import value_type_problems
+
+    fields: dict[str, Any] = {}
+    contents = body.get("contents")
+    if isinstance(contents, list):
+        fields["contents"] = contents
+    tools = body.get("tools")
+    if isinstance(tools, list):
+        fields["tools"] = [
+            {
+                k: [d if isinstance(d, dict) else {} for d in v]
+                for k, v in t.items()
+                if k in ("functionDeclarations", "function_declarations") and isinstance(v, list)
+            }
+            if isinstance(t, dict)
+            else {}
+            for t in tools
+        ]
+    if not fields:
+        return []
+    return [
+        (pointer, message)
+        for pointer, message in value_type_problems(fields, _import_body_type(), proto_json=True)
+        if not _OWN_RULES.intersection(pointer.split("/"))
+    ]
+
+
+#: Fields of an imported part the codec checks with rules of its own (:func:`_nested_type_problems`).
+_OWN_RULES = frozenset({"partialArgs", "partial_args", "willContinue", "will_continue"})
+
+
+@functools.lru_cache(maxsize=1)
+def _import_body_type() -> Any:
+    """``contents`` and ``tools`` of a ``generateContent`` body as a ``TypedDict`` of the SDK's
+    types (``google.genai.types.GenerateContentParameters`` takes far more than the REST body)."""
+    from typing import TypedDict
+
+    from google.genai import types
+
+    return TypedDict("GenerateContentImport", {"contents": list[types.Content], "tools": list[types.Tool]}, total=False)
 
 
 def _instruction_text(si: dict[str, Any]) -> str:
@@ -1597,6 +1654,10 @@ def _decode_function_response(fr: dict[str, Any], pending: list[ToolCall]) -> To
     images: list[Any] = []
     kept: list[list[Any]] = []  # [position, part] of the entries no canonical part carries
     raw_parts = fr.get("parts")
+    if isinstance(raw_parts, dict):
+        # one FunctionResponsePart for the repeated field: proto3 JSON, which the API reads, takes
+        # it as a one-item list (as _with_repeated_lists); its image was dropped without a word
+        raw_parts = [raw_parts]
     for i, p in enumerate(raw_parts if isinstance(raw_parts, list) else []):
         img = None
         if isinstance(p, dict) and _has(p, "inlineData"):
