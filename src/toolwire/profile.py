@@ -837,16 +837,19 @@ def _type_errors(
         raise _Open
     ranked: list[tuple[tuple[bool, int], list[tuple[tuple[Any, ...], str, str, Any]]]] = []
     here: list[str] = []
+    other_tags = False
     for m in members:
+        if open_variants and isinstance(value, Mapping) and _tag_mismatch(value, m, True):
+            other_tags = True  # (another variant: it would rank after any whose tag fits, so it is not walked)
+            continue
         errors = _member_errors(value, m, path, source, proto, open_variants)
         if errors is None:  # the value is not of this member's kind at all
             here.append(_describe(m))
             continue
-        mismatch = _tag_mismatch(value, m, open_variants) if errors or open_variants else False
-        if not errors and not mismatch:
+        if not errors:
             return []
-        ranked.append(((mismatch, len(errors)), errors))
-    if open_variants and ranked and all(rank[0] for rank, _ in ranked):
+        ranked.append(((False if open_variants else _tag_mismatch(value, m), len(errors)), errors))
+    if other_tags and not ranked:
         raise _Open  # a variant the SDK does not know (a block type newer than it): the codec keeps it whole
     if not ranked:
         return [(path, _either(here), source, value)]
@@ -882,24 +885,36 @@ def _tag_mismatch(value: Any, m: Any, variants: bool = False) -> bool:
     (a union of tagged variants, :func:`value_type_problems` ``open_variants``), a tag typed
     ``Optional[Literal[...]]`` counts too (``anthropic.types.ToolParam.type``), and so does a
     ``Required`` tag ``value`` leaves out."""
-    import typing
-
-    fields = _object_fields(m) if isinstance(value, Mapping) else None
-    for k, (ftp, _) in (fields or {}).items():
-        members = _type_members(ftp)
-        if variants:
-            members = [x for x in members if x is not type(None)]
-        if not members or not all(typing.get_origin(x) is Literal for x in members):
-            continue
+    if not isinstance(value, Mapping):
+        return False
+    for k, values, required, optional in _tags(m, variants):
         if k not in value:
-            if variants and _required(m, ftp):
+            if required:
                 return True
             continue
-        if variants and value[k] is None and len(members) < len(_type_members(ftp)):
+        if optional and value[k] is None:
             continue  # (Optional: null is no other tag)
-        if not any(_same_json_value(value[k], a) for x in members for a in typing.get_args(x)):
+        if not any(_same_json_value(value[k], a) for a in values):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _tags(m: Any, variants: bool) -> tuple[tuple[str, tuple[Any, ...], bool, bool], ...]:
+    """The tag fields of object type ``m`` for :func:`_tag_mismatch`: ``(name, the literal values,
+    whether it must be given, whether null fits)``; with ``variants`` an ``Optional[Literal]``
+    field is a tag and a ``Required`` one must be given."""
+    import typing
+
+    out: list[tuple[str, tuple[Any, ...], bool, bool]] = []
+    for k, (ftp, _) in (_object_fields(m) or {}).items():
+        every = _type_members(ftp)
+        members = [x for x in every if x is not type(None)] if variants else every
+        if not members or not all(typing.get_origin(x) is Literal for x in members):
+            continue
+        values = tuple(a for x in members for a in typing.get_args(x))
+        out.append((k, values, variants and _required(m, ftp), variants and len(members) < len(every)))
+    return tuple(out)
 
 
 def _required(m: Any, ftp: Any) -> bool:
