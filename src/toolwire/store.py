@@ -813,8 +813,8 @@ class RunStore:
     - :meth:`load` returns the saved JSON of a run, :meth:`load_state` the run state rebuilt from
       it (to pass as ``resume=``), :meth:`get` / :meth:`runs` the rows, :meth:`tool_calls` a run's
       tool calls;
-    - :meth:`checkpointer` gives an event callback that saves after every finished tool call and
-      every finished turn;
+    - :meth:`checkpointer` gives an event callback that saves when a new run starts and after
+      every finished tool call and every finished turn;
     - :meth:`claim`, :meth:`heartbeat`, :meth:`release`, :meth:`lease` / :meth:`leases` — the
       claims that keep two processes from running one run (module docs); ``save``,
       ``update_run`` and ``delete`` take the claim's ``owner=`` to write only while it holds it.
@@ -1173,12 +1173,14 @@ class RunStore:
         self, state: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None
     ) -> Any:
         """A callback ``on_event(event)`` that saves ``state`` (a run state updated in place by
-        the loop) after every event whose class name is ``ToolFinished`` or ``TurnFinished``,
-        and after the run's last event (``RunFinished``/``RunStopped``)."""
+        the loop) when a new run starts (``RunStarted`` without ``resumed``, as :meth:`drive`),
+        after every event whose class name is ``ToolFinished`` or ``TurnFinished``, and after the
+        run's last event (``RunFinished``/``RunStopped``)."""
         names = {"ToolFinished", "TurnFinished", "RunFinished", "RunStopped", "RunFailed", "RunCancelled"}
 
         def on_event(event: Any) -> None:
-            if type(event).__name__ in names:
+            kind = type(event).__name__
+            if kind in names or (kind == "RunStarted" and not getattr(event, "resumed", False)):
                 self.save(state, experiment=experiment, labels=labels)
 
         return on_event
@@ -1186,16 +1188,20 @@ class RunStore:
     async def drive(
         self, stream: Any, *, experiment: str | None = None, labels: Mapping[str, Any] | None = None
     ) -> Any:
-        """Consume a :class:`~toolwire.loop.RunStream`, saving its state after every finished
-        tool call (``ToolFinished``), every finished turn (``TurnFinished``) and at the end —
-        also when the run stops with an exception or a cancellation, which then propagates
-        (the saved state is the partial run, resumable with :meth:`resume`). Returns the
-        :class:`~toolwire.RunResult`; raises what ``toolwire.run`` raises."""
+        """Consume a :class:`~toolwire.loop.RunStream`, saving its state when a new run starts
+        (``RunStarted``: a process that dies during the first model request leaves a run that
+        :meth:`resume` asks again), after every finished tool call (``ToolFinished``), every
+        finished turn (``TurnFinished``) and at the end — also when the run stops with an
+        exception or a cancellation, which then propagates (the saved state is the partial run,
+        resumable with :meth:`resume`). Returns the :class:`~toolwire.RunResult`; raises what
+        ``toolwire.run`` raises."""
         finished = None
         try:
             async for event in stream:
                 kind = type(event).__name__
-                if kind in ("ToolFinished", "TurnFinished"):
+                if kind in ("ToolFinished", "TurnFinished") or (kind == "RunStarted" and not event.resumed):
+                    # (a resumed run is stored already; its decisions are not checkpointed before
+                    # the calls they approve have run: see docs/reliability.md)
                     self.save(stream.state, experiment=experiment, labels=labels)
                 elif kind == "RunFinished":
                     finished = event
@@ -1216,8 +1222,8 @@ class RunStore:
         labels: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> Any:
-        """``toolwire.run(model, prompt, **kwargs)`` with a checkpoint in this store after every
-        finished tool call and turn (see :meth:`drive`). A new run (no ``resume=``) whose
+        """``toolwire.run(model, prompt, **kwargs)`` with a checkpoint in this store when it
+        starts and after every finished tool call and turn (see :meth:`drive`). A new run (no ``resume=``) whose
         ``run_id`` is already stored raises :class:`RunStoreError` before anything runs (it
         would replace the stored run's turns and tool calls): resume it with :meth:`resume`,
         :meth:`delete` it first, or choose another id."""

@@ -316,3 +316,56 @@ def test_a_new_file_another_process_is_setting_up_is_waited_for_not_refused_at_o
         assert opened._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert 0.4 < took < 4, took  # waited for the other connection, not the whole timeout
     holder.close()
+
+
+def test_a_run_is_stored_before_its_first_model_request_so_a_crash_there_can_be_resumed(tmp_path):
+    # docs/reliability.md: "the process is killed; later, in a new process: store.resume(...)".
+    # A process killed while the first model request is in flight (the longest wait of most runs)
+    # left no row at all, and store.resume said "no run 'fix-1' ... check the id". The run is now
+    # checkpointed when it starts, so the state a new process loads holds the prompt.
+    import asyncio
+
+    store = RunStore(tmp_path / "runs.sqlite")
+    seen: list[str | None] = []
+
+    def first_request(request):
+        # what a new process finds if this one dies now
+        other = RunStore(tmp_path / "runs.sqlite")
+        try:
+            seen.append(other.load("fix-1") if "fix-1" in {r.run_id for r in other.runs()} else None)
+        finally:
+            other.close()
+        return "the report is fixed"
+
+    model = toolwire.model("scripted", responses=[first_request])
+    result = asyncio.run(store.run(model, "Fix the report", tools=[add], run_id="fix-1"))
+    store.close()
+    assert result.text == "the report is fixed"
+    assert len(seen) == 1 and seen[0] is not None
+    crashed = toolwire.RunState.from_json(seen[0])
+    assert crashed.status == "running" and crashed.conversation.messages[0].text == "Fix the report"
+
+    # that checkpoint, alone in a store (as after the crash), resumes: the model is asked again
+    after_crash = RunStore(tmp_path / "after-crash.sqlite")
+    after_crash.save(crashed)
+    again = asyncio.run(
+        after_crash.resume("fix-1", toolwire.model("scripted", responses=["fixed on resume"]), tools=[add])
+    )
+    assert again.text == "fixed on resume" and again.run_id == "fix-1"
+    assert [m.text for m in again.conversation.messages] == ["Fix the report", "fixed on resume"]
+    after_crash.close()
+
+    # the checkpointer callback (for a stream you drive yourself) saves a new run at its start too
+    store = RunStore(tmp_path / "cb.sqlite")
+
+    async def with_checkpointer() -> None:
+        stream = toolwire.run_stream(toolwire.model("scripted", responses=["x"]), "Fix the report", run_id="fix-3")
+        on_event = store.checkpointer(stream.state)
+        async for event in stream:
+            on_event(event)
+            break
+        await stream.aclose()
+
+    asyncio.run(with_checkpointer())
+    assert toolwire.RunState.from_json(store.load("fix-3")).conversation.messages[0].text == "Fix the report"
+    store.close()
