@@ -252,8 +252,13 @@ def price(
     provider, model_id = provider.strip(), model_id.strip()  # "anthropic: claude-x", as toolwire.model reads it
     if not provider and model_id in ("test", "scripted"):  # the offline providers' bare names
         provider, model_id = model_id, ""
-    if provider in ("test", "scripted") and not model_id:
-        return Cost.unpriced(f"the offline {provider!r} provider has no price")
+    if provider == "scripted" and not model_id:
+        return Cost.unpriced(
+            "the offline 'scripted' provider has no price (name it after a vendor model, as "
+            "'scripted:claude-sonnet-4-5', and give its answers a usage, to price them as that model's)"
+        )
+    if provider == "test" and not model_id:
+        return Cost.unpriced("the offline 'test' provider has no price")
     if usage.input_tokens is None and usage.output_tokens is None:
         return Cost.unpriced("the vendor reported no token counts")
     if usage.input_tokens is None or usage.output_tokens is None:

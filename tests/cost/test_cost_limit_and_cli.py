@@ -88,3 +88,16 @@ def test_toolwire_run_shows_the_cost(tmp_path: Path) -> None:
     )
     assert text.returncode == 0, text.stderr
     assert "cost unpriced" in text.stdout
+
+
+def test_the_bare_scripted_provider_under_a_cost_limit_says_how_to_price_it_offline() -> None:
+    # docs/cost.md: a scripted model named after a vendor model is priced as that model. The
+    # bare 'scripted' provider's "has no price" now says so, which is what an offline test of
+    # max_cost_usd needs next.
+    m = toolwire.model("scripted", responses=_script(1))
+    with pytest.raises(UsageLimitExceeded) as info:
+        toolwire.run_sync(m, "go", tools=[ping], limits=toolwire.Limits(max_cost_usd=0.5))
+    assert "the offline 'scripted' provider has no price" in str(info.value)
+    assert "'scripted:claude-sonnet-4-5'" in str(info.value)
+    reason = toolwire.pricing.price(toolwire.Usage(input_tokens=1, output_tokens=1), "scripted").reason
+    assert reason is not None and "scripted:claude-sonnet-4-5" in reason
