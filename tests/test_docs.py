@@ -155,3 +155,24 @@ def test_the_model_members_the_docs_use_are_in_the_api_reference():
     }
     assert {"prepare", "last_preflight", "profile", "build_request", "send"} <= used
     assert sorted(used - listed) == []
+
+
+def test_no_source_or_doc_file_holds_a_merge_conflict_marker():
+    # src/toolwire/testing/replay.py's module docstring (shown by help() and the API reference)
+    # carried both sides of a merge conflict, '<<<<<<< HEAD' to '>>>>>>> 8c4747d (...)'.
+    import re
+
+    marker = re.compile(r"^(<{7} |={7}$|>{7} )", re.M)
+    roots = [ROOT / "src", ROOT / "docs", ROOT / "tests", ROOT / "examples", ROOT / "benchmarks", ROOT / "adapters"]
+    found = []
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.suffix not in (".py", ".md", ".toml", ".yaml", ".yml", ".json") or not path.is_file():
+                continue
+            if ".venv" in path.parts or "node_modules" in path.parts:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found += [
+                f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, m.start()) + 1}" for m in marker.finditer(text)
+            ]
+    assert found == []

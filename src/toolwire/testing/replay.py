@@ -13,13 +13,9 @@ For each cassette (VCR-style YAML, see :mod:`toolwire.testing.cassettes`):
    signatures and encrypted content).
 
 Habits of the recording clients (ids they invented when the vendor sent none, an extra
-<<<<<<< HEAD
-whitespace-only text block, an item id sent as ``call_id``, a tool list that grows, a call turn
-sent back without the model's text beside the calls, one turn's results sent in several messages) are reported
-=======
 whitespace-only text block, an item id sent as ``call_id``, a tool list that grows, other
-instructions sent after an agent hand-off) are reported
->>>>>>> 8c4747d (replay: instructions an agent framework changes mid-conversation (a hand-off) are a note, not a mismatch)
+instructions sent after an agent hand-off, a call turn sent back without the model's text beside
+the calls, one turn's results sent in several messages) are reported
 as per-file notes saying what toolwire does instead, not as failures. Anything else is a failure
 with a readable diff.
 
