@@ -399,3 +399,57 @@ def test_a_denial_reason_that_is_not_text_is_refused_when_made(reason: Any):
         f"Denied(reason) takes the reason as text (what the model is told) or None, got {type(reason).__name__}; "
         'write Denied("why the call is refused")'
     )
+
+
+@pytest.mark.parametrize("bad", ["1", 1.0, True, -1, [2]])
+def test_a_tool_meta_max_calls_that_is_not_a_whole_number_is_refused_not_ignored(bad: Any) -> None:
+    # docs/approval.md: `meta["max_calls"] = 5` on the tool sets its per-tool limit. Any other value
+    # was silently no limit at all ("1", 1.0, True) or refused every call (-1); it is now a
+    # ConfigurationError when the run starts, as Limits.max_calls_per_tool checks its values.
+    from toolwire.testing import ScriptedModel, call
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    add.meta["max_calls"] = bad
+    model = ScriptedModel(responses=[[call("add", {"a": 1, "b": 2})] * 2, "done"])
+    with pytest.raises(ConfigurationError) as info:
+        toolwire.run_sync(model, "go", tools=[add])
+    text = str(info.value)
+    assert "tool 'add'" in text and "meta['max_calls']" in text and "whole number ≥ 0" in text
+    assert 'add.meta["max_calls"] = 5' in text
+    assert model.requests == []  # refused before any request
+
+
+def test_a_tool_meta_max_calls_of_none_leaves_the_limit_out() -> None:
+    from toolwire.testing import ScriptedModel, call
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    add.meta["max_calls"] = None
+    r = toolwire.run_sync(ScriptedModel(responses=[[call("add", {"a": 1, "b": 2})] * 2, "done"]), "go", tools=[add])
+    assert [t.status for t in r.tool_runs] == ["ran", "ran"]
+
+
+@pytest.mark.parametrize(("key", "bad"), [("deferred", "no"), ("deferred", 1), ("requires_approval", "yes")])
+def test_a_tool_meta_flag_of_the_wrong_type_is_refused_when_the_run_starts(key: str, bad: Any) -> None:
+    # meta["deferred"] = "no" deferred the tool (read as true); meta["requires_approval"] = "yes"
+    # failed only when the tool was first called, after other calls had run.
+    from toolwire.testing import ScriptedModel, call
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    add.meta[key] = bad
+    model = ScriptedModel(responses=[[call("add", {"a": 1, "b": 2})], "done"])
+    with pytest.raises(ConfigurationError, match=rf"tool 'add': meta\['{key}'\] must be True, False") as info:
+        toolwire.run_sync(model, "go", tools=[add])
+    assert f'add.meta["{key}"] = True' in str(info.value)
+    assert model.requests == []

@@ -219,6 +219,26 @@ def _got(value: Any) -> str:
     return f"{type(value).__name__} {value!r}"
 
 
+def _check_tool_meta(t: Tool) -> None:
+    """A tool's ``meta["deferred"]`` (a flag) and ``meta["requires_approval"]`` (``True``/``False``,
+    a function of the call, or tool names) of another type raise :class:`ConfigurationError` when
+    the run starts, naming the tool; ``"no"`` was read as true (deferred), and a wrong approval
+    policy failed only when the tool was first called, mid-run."""
+    example = t.name if t.name.isidentifier() else "tool"
+    deferred = t.meta.get("deferred")
+    if deferred is not None and not isinstance(deferred, bool):
+        raise ConfigurationError(
+            f"tool {t.name!r}: meta['deferred'] must be True, False or None, got {_got(deferred)}; "
+            f'write e.g. {example}.meta["deferred"] = True'
+        )
+    policy = t.meta.get("requires_approval")
+    if policy is not None and not (isinstance(policy, (bool, set, frozenset, list, tuple)) or callable(policy)):
+        raise ConfigurationError(
+            f"tool {t.name!r}: meta['requires_approval'] must be True, False, None or a function of the "
+            f'call returning true or a reason text, got {_got(policy)}; write e.g. {example}.meta["requires_approval"] = True'
+        )
+
+
 def _whole_at_least(value: Any, least: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= least
 
@@ -845,8 +865,18 @@ class _Loop:
         for t in self.tool_list:
             if not t.meta:
                 continue
+            _check_tool_meta(t)
             mc = t.meta.get("max_calls")
-            if isinstance(mc, int) and not isinstance(mc, bool) and t.name not in self.per_tool_limits:
+            if mc is None:
+                continue
+            if not _whole_at_least(mc, 0):
+                # checked as Limits.max_calls_per_tool checks its values (was: any other value,
+                # "5", 5.0 or True, silently set no limit, and -1 refused every call)
+                raise ConfigurationError(
+                    f"tool {t.name!r}: meta['max_calls'] must be a whole number ≥ 0 (its per-tool call "
+                    f'limit) or None, got {_got(mc)}; write e.g. {t.name if t.name.isidentifier() else "tool"}.meta["max_calls"] = 5'
+                )
+            if t.name not in self.per_tool_limits:
                 self.per_tool_limits[t.name] = mc
         self._asm: _wire.StreamAssembler | None = None
         self._asm_turn = 0
