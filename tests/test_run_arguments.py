@@ -76,3 +76,25 @@ def test_each_tool_call_reports_its_own_function_in_the_thread_name():
         "sunny in Oslo (toolwire-tool-get_weather)",
         "3 (toolwire-tool-add)",
     ]
+
+
+def test_the_tool_decorator_names_an_unknown_keyword_and_says_where_meta_goes() -> None:
+    # docs/approval.md: "`@toolwire.tool` takes no `meta=` argument: set it on the tool it returns".
+    # Python's own error said only "tool() got an unexpected keyword argument 'meta'".
+    def transfer(to: str) -> str:
+        """Send money."""
+        return to
+
+    with pytest.raises(TypeError) as info:
+        toolwire.tool(meta={"requires_approval": True})(transfer)  # type: ignore[call-overload]
+    text = str(info.value)
+    assert text.startswith("tool() got unexpected keyword argument 'meta'")
+    assert "set it on the tool it returns" in text and '.meta["requires_approval"] = True' in text
+    with pytest.raises(
+        TypeError, match=r"^tool\(\) got unexpected keyword argument 'timout' \(did you mean 'timeout'\?\)"
+    ):
+        toolwire.tool(transfer, timout=5)  # type: ignore[call-overload]
+    with pytest.raises(
+        TypeError, match=r"It takes the function and the keywords: blocking, description, name, strict, timeout"
+    ):
+        toolwire.tool(zzz=1)  # type: ignore[call-overload]

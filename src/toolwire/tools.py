@@ -1003,6 +1003,7 @@ def tool(
     strict: bool | None = None,
     timeout: float | None = None,
     blocking: bool = True,
+    **unknown: Any,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Decorator: turn a typed function (sync or async) into a :class:`Tool`.
 
@@ -1022,6 +1023,9 @@ def tool(
     :class:`~toolwire.errors.ToolDefinitionError` (an async function already runs on the loop).
     """
 
+    if unknown:
+        _refuse_tool_keywords(unknown)
+
     def wrap(fn: Callable[P, R]) -> Tool[P, R]:
         return Tool.from_function(
             fn, name=name, description=description, strict=strict, timeout=timeout, blocking=blocking
@@ -1030,6 +1034,30 @@ def tool(
     if function is not None:
         return wrap(function)
     return wrap
+
+
+_TOOL_KEYWORDS = ("blocking", "description", "name", "strict", "timeout")
+
+
+def _refuse_tool_keywords(unknown: Mapping[str, Any]) -> None:
+    """``TypeError`` for keywords :func:`tool` does not take, with the nearest valid one, and for
+    ``meta=`` where meta goes (Python's own error named neither)."""
+    import difflib
+
+    hints = []
+    for key in unknown:
+        if key == "meta":
+            hints.append(
+                "'meta' (set it on the tool it returns: "
+                'my_tool = toolwire.tool(fn); my_tool.meta["requires_approval"] = True)'
+            )
+            continue
+        close = difflib.get_close_matches(key, _TOOL_KEYWORDS, n=1, cutoff=0.6)
+        hints.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise TypeError(
+        f"tool() got unexpected keyword argument{'s' if len(hints) > 1 else ''} {', '.join(hints)}. "
+        f"It takes the function and the keywords: {', '.join(_TOOL_KEYWORDS)}."
+    )
 
 
 def _ensure_schema_error(msg: str) -> SchemaError:  # pragma: no cover - helper for typing
