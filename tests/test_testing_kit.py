@@ -248,3 +248,38 @@ def test_cassette_context_manager_without_its_file_says_how_to_record_from_code(
     assert str(path) in text
     assert f"cassette({str(path)!r}, record=True)" in text
     assert "TOOLWIRE_RECORD" not in text
+
+
+def test_a_request_the_cassette_context_manager_cannot_answer_is_not_retried_and_says_how_to_record(
+    tmp_path, monkeypatch
+):
+    # Outside pytest, cassette(path) left vcrpy's refusal to the SDK: a retryable connection error,
+    # sent 3 times (with back-off), whose text advised vcrpy options toolwire's cassette() does not
+    # take (allow_playback_repeats, record_mode='new_episodes'). It is now one attempt, not
+    # retryable, saying the cassette has no answer for it and how to record one.
+    import toolwire
+    from toolwire.errors import ProviderError
+    from toolwire.testing.pytest_plugin import cassette
+
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "one.yaml"
+    path.write_text(
+        "version: 1\ninteractions:\n- request:\n    method: POST\n    uri: https://api.anthropic.com/v1/messages\n"
+        "    headers: {content-type: [application/json]}\n    body: '{}'\n  response:\n    status: {code: 200, message: OK}\n"
+        '    headers: {content-type: [application/json]}\n    body:\n      string: \'{"id": "msg_1", "type": "message", '
+        '"role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "Hello."}], '
+        '"stop_reason": "end_turn", "usage": {"input_tokens": 8, "output_tokens": 3}}\'\n'
+    )
+    specs = ["anthropic:claude-sonnet-4-5", "openai-chat:gpt-4.1", "openai:gpt-5", "gemini:gemini-2.5-flash"]
+    with cassette(path):
+        model = toolwire.model(specs[0], api_key="k")
+        assert toolwire.run_sync(model, "hi").text == "Hello."
+        for spec in specs:  # the first played already; the other APIs' paths are not in it
+            with pytest.raises(ProviderError) as info:
+                toolwire.run_sync(toolwire.model(spec, api_key="k"), "again")
+            err = info.value
+            assert (err.retryable, err.attempts) == (False, 1), spec
+            text = str(err)
+            assert "the cassette has no recorded answer for this request" in text, spec
+            assert "cassette(path, record=True)" in text, spec
+            assert "allow_playback_repeats" not in text and "new_episodes" not in text, spec

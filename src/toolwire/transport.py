@@ -26,9 +26,10 @@ Rules (documented on every adapter page, "Answers that are not what the API docu
   decoded; escaped surrogate *pairs* are one character and stay as they are.
 - **Reading failures.** A timeout while reading → ``ProviderError(error_type="timeout")``; a body
   its ``Content-Encoding`` cannot decode → :class:`ResponseDecodeError`; any other exception
-  raised by the HTTP layer (a dropped connection, a test double such as vcrpy refusing a request
-  it has no recording for) → ``ProviderError(status=None, error_type="connection_error")`` whose
-  message keeps the original exception's type and text.
+  raised by the HTTP layer (a dropped connection) → ``ProviderError(status=None,
+  error_type="connection_error")`` whose message keeps the original exception's type and text;
+  vcrpy refusing a request its cassette has no recording for is the same but not retryable, and
+  says to record the cassette again.
 """
 
 from __future__ import annotations
@@ -629,11 +630,38 @@ def json_refusal(exc: BaseException) -> str | None:
     )
 
 
+def _cassette_miss(api: str, exc: BaseException) -> ProviderError | None:
+    """A request a replaying vcrpy cassette has no answer for (vcrpy's
+    ``CannotOverwriteExistingCassetteException``, raised in the HTTP layer, maybe wrapped by the
+    SDK as its connection error) → a ``ProviderError`` that is not retried (the cassette answers
+    the same way every time), saying how to record; ``None`` for any other exception. vcrpy's own
+    advice names its options (``allow_playback_repeats``, ``record_mode``), which
+    :func:`toolwire.testing.pytest_plugin.cassette` does not take."""
+    seen: set[int] = set()
+    each: BaseException | None = exc
+    while each is not None and id(each) not in seen:
+        seen.add(id(each))
+        if type(each).__name__ == "CannotOverwriteExistingCassetteException":
+            first = str(each).strip().splitlines()[0] if str(each).strip() else ""
+            return ProviderError(
+                api,
+                "the cassette has no recorded answer for this request"
+                + (f" (vcrpy: {first})" if first else "")
+                + "; the code now sends a different or an extra request: record the cassette again with an API key, "
+                "cassette(path, record=True) (in pytest: pytest --toolwire-record)",
+                status=None,
+                retryable=False,
+                error_type="connection_error",
+            )
+        each = each.__cause__ or each.__context__
+    return None
+
+
 def transport_error(api: str, exc: BaseException) -> ProviderError:
     """An exception from the HTTP layer that is not one of the SDK's API errors →
     ``ProviderError(status=None, retryable=True)``: ``error_type="timeout"`` for timeouts, else
-    ``"connection_error"``; the message keeps ``<ExceptionType>: <text>`` (e.g. vcrpy's
-    explanation of a request its cassette cannot answer)."""
+    ``"connection_error"``; the message keeps ``<ExceptionType>: <text>``. A request a replaying
+    vcrpy cassette cannot answer is not retryable (see :func:`_cassette_miss`)."""
     import asyncio
 
     try:
@@ -642,6 +670,9 @@ def transport_error(api: str, exc: BaseException) -> ProviderError:
         timeouts: tuple[type[BaseException], ...] = (httpx2.TimeoutException, asyncio.TimeoutError, TimeoutError)
     except ImportError:  # pragma: no cover - every SDK depends on httpx2
         timeouts = (asyncio.TimeoutError, TimeoutError)
+    miss = _cassette_miss(api, exc)
+    if miss is not None:
+        return miss
     detail = f"{type(exc).__name__}: {exc}"
     if isinstance(exc, timeouts):
         return ProviderError(api, f"request timed out ({detail})", status=None, retryable=True, error_type="timeout")
@@ -1059,6 +1090,9 @@ def stainless_error(
     if isinstance(exc, sdk.APITimeoutError):
         return ProviderError(api, exc.message or "request timed out", status=None, retryable=True, error_type="timeout")
     if isinstance(exc, sdk.APIConnectionError):
+        miss = _cassette_miss(api, exc)
+        if miss is not None:
+            return miss
         cause = exc.__cause__
         detail = f"{exc.message} ({type(cause).__name__}: {cause})" if cause else exc.message
         return ProviderError(api, detail, status=None, retryable=True, error_type="connection_error")
