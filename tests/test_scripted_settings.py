@@ -61,3 +61,18 @@ def test_call_with_arguments_that_are_not_an_object_is_answered_as_from_a_model(
     assert run.result.is_error
     assert f"arguments must be a JSON object, got {kind}" in run.result.text
     assert result.text == "done"
+
+
+def test_an_empty_responses_list_is_named_as_empty_not_as_missing() -> None:
+    # responses=[] was refused with "the scripted provider needs responses=[...]", as if none was given
+    import pytest
+
+    from toolwire.errors import ConfigurationError
+    from toolwire.testing import ScriptedModel
+
+    with pytest.raises(ConfigurationError) as info:
+        ScriptedModel(responses=[])
+    text = str(info.value)
+    assert "responses=[] holds no response" in text and "one item per request" in text
+    with pytest.raises(ConfigurationError, match=r"^the scripted provider needs responses=\[\.\.\.\] or respond="):
+        ScriptedModel()

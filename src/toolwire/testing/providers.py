@@ -426,6 +426,11 @@ class ScriptedModel(_OfflineModel):
             )
         self._script: list[ScriptItem] = list(responses or [])
         self._respond: Callable[[ModelRequest], Any] | None = respond
+        if not self._script and self._respond is None and responses is not None:
+            raise ConfigurationError(
+                "the scripted provider's responses=[] holds no response: give one item per request, e.g. "
+                "responses=[call('get_weather', {'city': 'Paris'}), 'Sunny in Paris.'] (a text is a final answer)"
+            )
         if not self._script and self._respond is None:
             raise ConfigurationError(
                 "the scripted provider needs responses=[...] or respond=<function> (from Python: "
