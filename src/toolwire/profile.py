@@ -56,7 +56,7 @@ from io import BytesIO
 from itertools import chain, repeat
 from operator import attrgetter
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence
+from typing import Any, Collection, Iterable, Iterator, Literal, Mapping, Sequence
 
 from .errors import RequestRefused
 
@@ -1147,6 +1147,292 @@ def json_kind_problems(fields: Mapping[str, Any], sdk_type: Any) -> list[tuple[s
             )
         )
     return out
+
+
+def nested_kind_problems(
+    fields: Mapping[str, Any],
+    sdk_type: Any,
+    *,
+    open_fields: Collection[str] = (),
+    also: Mapping[str, Collection[str]] | None = None,
+) -> list[tuple[str, str]]:
+    """:func:`json_kind_problems` walked into the values: ``(JSON pointer, message)`` for each
+    place in ``fields`` (the fields of a request body, or of one object of it) whose JSON kind is
+    none of those the vendor SDK's type allows there, reading arrays item by item and objects
+    field by field through the SDK's ``TypedDict`` s: ``{"messages": [..., {"role": "tool",
+    "content": 5}]}`` against ``CompletionCreateParamsBase`` is refused at
+    ``/messages/1/content`` (``ChatCompletionToolMessageParam.content`` is text or an array).
+
+    As in :func:`json_kind_problems` only kinds are checked, never a ``Literal``'s values (a
+    compatible server, or an API newer than the SDK, takes values the SDK does not list). A
+    ``null`` passes where the SDK's type is ``Optional`` and in an object's field the SDK does not
+    require (the API reads it as absent: a Responses ``function_call`` item sent with ``"status":
+    null`` by pydantic-ai got a 200, recording ``pai_simple_response_with_tool_call``), not in a
+    required one (``FunctionCallOutput.output``). An object under a union of ``TypedDict`` s is
+    read as each member whose tag fields (those typed with ``Literal`` values only, such as
+    ``role`` or ``type``) it does not contradict and whose required tags it has, of those the
+    members that know the most of its keys; one that fits none (a content part of a type newer
+    than the SDK, a ``type`` of the wrong kind) is not looked into,
+    nor is a value under a type whose kind cannot be read (``object``, ``Any``, a class). When
+    several members fit the tags, the value passes when it fits one of them.
+
+    ``open_fields``: SDK fields (named as in the messages, ``module.Type.field``) not to check,
+    those the caller reads in its own way; ``also``: SDK field → further kinds (as
+    :func:`_json_kind` names them: ``"an object"``, ...) the caller accepts there beyond the SDK's
+    (they are not named in the message, which says what the API takes)."""
+    hints = _object_fields(sdk_type)
+    if hints is None:
+        return []
+    out: list[tuple[str, str]] = []
+    for name, value in fields.items():
+        field = hints.get(name) if isinstance(name, str) else None
+        if field is None or field[1] in open_fields:
+            continue
+        try:
+            errors = _kind_errors(value, _kind_plan(field[0]), (name,), field[1], open_fields, also or {})
+        except RecursionError:  # (a value nested past the interpreter's depth, or holding itself)
+            continue
+        for path, kinds, source, got in errors:
+            shown = str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
+            expected = " or ".join(sorted(kinds - {"null"})) or "null"
+            out.append(
+                (
+                    "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path),
+                    f"{shown} {got!r:.60} is {_json_kind(got)}, but the API takes {expected} there "
+                    f"(the SDK types it {source})",
+                )
+            )
+    return out
+
+
+#: :func:`_json_kind` of the plain JSON types, looked up by ``type(value)`` (the walk's common case).
+_KIND_OF: dict[type, str] = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    dict: "an object",
+    list: "an array",
+    type(None): "null",
+}
+
+
+class _KindPlan:
+    """What :func:`nested_kind_problems` reads of one SDK type, worked out once per type
+    (:func:`_kind_plan`): the JSON kinds it allows, and for arrays, mappings and ``TypedDict`` s
+    how to read what they hold (their plans resolved on first use)."""
+
+    __slots__ = ("kinds", "open", "arrays", "mapping", "objects", "loose", "index")
+
+    def __init__(self, tp: Any) -> None:
+        import enum
+        import typing
+
+        kinds: set[str] = set()
+        self.open = False
+        #: per array member: its item types (one, or one per position), ``None`` when untyped
+        self.arrays: list[tuple[Any, ...] | None] = []
+        self.mapping: list[Any] | None = None  # [value type, its plan once resolved] of a Dict member
+        self.objects: list[_ObjectPlan] = []
+        for m in _type_members(tp):
+            origin = typing.get_origin(m)
+            if m is Any or m is object:
+                self.open = True
+            elif m is type(None):
+                kinds.add("null")
+            elif origin is Literal:
+                kinds.update(_json_kind(a) for a in typing.get_args(m))
+            elif m is bool:
+                kinds.add("a boolean")
+            elif m is int:
+                kinds.add("an integer")
+            elif m is float:
+                kinds.update(("a number", "an integer"))
+            elif m is str:
+                kinds.add("a string")
+            elif isinstance(m, type) and issubclass(m, enum.Enum):
+                kinds.update(_json_kind(e.value) for e in m)
+            elif getattr(origin or m, "__name__", "") in _ARRAY_ORIGINS:
+                kinds.add("an array")
+                args = typing.get_args(m)
+                self.arrays.append(None if not args else args[:1] if len(args) == 1 or args[1] is Ellipsis else args)
+            elif getattr(origin or m, "__name__", "") in _OBJECT_ORIGINS:
+                kinds.add("an object")
+                args = typing.get_args(m)
+                if len(args) == 2 and self.mapping is None:
+                    self.mapping = [args[1], None]
+                else:
+                    self.open = True
+            elif (fields := _object_fields(m)) is not None:
+                kinds.add("an object")
+                self.objects.append(_ObjectPlan(m, fields))
+            else:
+                self.open = True  # a type whose kind the walker cannot read (a class, a file type)
+        self.kinds = frozenset(kinds)
+        # the objects by the value of their first required tag (a union of 30 item types is read
+        # through the one its ``type`` names), and those without one
+        self.loose: list[tuple[int, _ObjectPlan]] = []
+        self.index: dict[str, dict[tuple[str, Any], list[tuple[int, _ObjectPlan]]]] = {}
+        for n, o in enumerate(self.objects):
+            tag = next((t for t in o.tags if t[2]), None)
+            if tag is None:
+                self.loose.append((n, o))
+                continue
+            table = self.index.setdefault(tag[0], {})
+            for v in tag[1]:
+                table.setdefault(v, []).append((n, o))
+
+    def candidates(self, value: Mapping[str, Any]) -> list[_ObjectPlan]:
+        """The objects ``value`` may be by its tags (:meth:`_ObjectPlan.fits`), in union order."""
+        found = list(self.loose)
+        for key, table in self.index.items():
+            got = value.get(key)
+            if isinstance(got, (str, int, float)):
+                found += table.get((_KIND_OF.get(type(got)) or _json_kind(got), got), ())
+        if len(found) > 1:
+            found.sort(key=lambda e: e[0])
+        return [o for _, o in found if o.fits(value)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _kind_plan(tp: Any) -> _KindPlan:
+    return _KindPlan(tp)
+
+
+class _ObjectPlan:
+    """One ``TypedDict`` of a union (:class:`_KindPlan`): its fields (wire name → [type, SDK
+    source, required, plan once resolved]) and its tags, the fields it types with ``Literal``
+    values only (``null`` aside: ``type: Optional[Literal["message"]]``)."""
+
+    __slots__ = ("fields", "tags")
+
+    def __init__(self, m: Any, fields: dict[str, tuple[Any, str]]) -> None:
+        import typing
+
+        self.fields: dict[str, list[Any]] = {}
+        tags: list[tuple[str, frozenset[tuple[str, Any]], bool]] = []
+        for k, (ftp, source) in fields.items():
+            required = _required(m, k, ftp)
+            self.fields[k] = [ftp, source, required, None]
+            members = [x for x in _type_members(ftp) if x is not type(None)]
+            if members and all(typing.get_origin(x) is Literal for x in members):
+                values = frozenset((_json_kind(a), a) for x in members for a in typing.get_args(x))
+                tags.append((k, values, required))
+        self.tags = tuple(tags)
+
+    def fits(self, value: Mapping[str, Any]) -> bool:
+        """Whether ``value`` may be this type by its tags: each present (and not ``null``) with
+        one of its values, each this type requires present. A tag of the wrong kind fits no type."""
+        for k, values, required in self.tags:
+            if k not in value:
+                if required:
+                    return False
+                continue
+            got = value[k]
+            if got is None:
+                continue
+            if (
+                not isinstance(got, (str, int, float))
+                or (_KIND_OF.get(type(got)) or _json_kind(got), got) not in values
+            ):
+                return False
+        return True
+
+
+def _kind_errors(
+    value: Any,
+    plan: _KindPlan,
+    path: tuple[Any, ...],
+    source: str,
+    open_fields: Collection[str],
+    also: Mapping[str, Collection[str]],
+) -> list[tuple[tuple[Any, ...], frozenset[str], str, Any]]:
+    """The ``(path, kinds allowed, SDK source, value)`` of each place in ``value`` whose JSON kind
+    the type of ``plan`` does not allow (:func:`nested_kind_problems`)."""
+    if plan.open:
+        return []
+    got = _KIND_OF.get(type(value)) or _json_kind(value)
+    if got not in plan.kinds:
+        if got in also.get(source, ()):
+            return []
+        return [(path, plan.kinds, source, value)]
+    if got == "an array":
+        tries = []
+        for items in plan.arrays:
+            if items is None:
+                return []
+            plans = [_kind_plan(t) for t in items]
+            errors = []
+            for i, item in enumerate(value):
+                errors += _kind_errors(item, plans[i % len(plans)], (*path, i), source, open_fields, also)
+            if not errors:
+                return []
+            tries.append(errors)
+        return _fewest(tries)
+    if got != "an object":
+        return []
+    if plan.mapping is not None:
+        entry = plan.mapping
+        if entry[1] is None:
+            entry[1] = _kind_plan(entry[0])
+        errors = []
+        for k, item in value.items():
+            errors += _kind_errors(item, entry[1], (*path, k), source, open_fields, also)
+        return errors
+    # the members the object may be by its tags, of those the ones that know the most of its keys
+    # (``{"role": "user", "content": 5}`` is a message, not an ``ItemReference``, whose only tag
+    # is optional and which has neither field)
+    fit = plan.candidates(value)
+    if len(fit) > 1:
+        known = [sum(k in o.fields for k in value) for o in fit]
+        fit = [o for o, n in zip(fit, known) if n == max(known)]
+    tries = []
+    for o in fit:
+        errors = []
+        for k, item in value.items():
+            entry = o.fields.get(k) if isinstance(k, str) else None
+            if entry is None or entry[1] in open_fields or (item is None and not entry[2]):
+                continue
+            if entry[3] is None:
+                entry[3] = _kind_plan(entry[0])
+            errors += _kind_errors(item, entry[3], (*path, k), entry[1], open_fields, also)
+        if not errors:
+            return []
+        tries.append(errors)
+    return _fewest(tries)
+
+
+def _required(m: Any, key: str, hint: Any) -> bool:
+    """Whether the ``TypedDict`` ``m`` requires its field ``key`` (typed ``hint``, extras kept)."""
+    import typing
+
+    # (the SDK's modules postpone their annotations, so ``__required_keys__`` misses a
+    # ``Required[...]`` of a ``total=False`` TypedDict: read from the hint itself)
+    if getattr(typing.get_origin(hint), "_name", None) == "Required":
+        return True
+    return (
+        key in getattr(m, "__required_keys__", ()) and getattr(typing.get_origin(hint), "_name", None) != "NotRequired"
+    )
+
+
+def _fewest(
+    tries: list[list[tuple[tuple[Any, ...], frozenset[str], str, Any]]],
+) -> list[tuple[tuple[Any, ...], frozenset[str], str, Any]]:
+    """Of the errors of a value read as each of several union members (each list non-empty), those
+    of the member it comes nearest to (the fewest errors); members tied with it that fail at the
+    same first place add the kinds they take there (``Message.content``, an array, and
+    ``EasyInputMessageParam.content``, text or an array: "a string or an array")."""
+    if not tries:
+        return []
+    least = min(len(t) for t in tries)
+    tied = [t for t in tries if len(t) == least]
+    first = tied[0]
+    path, kinds, source, value = first[0]
+    for other in tied[1:]:
+        if other[0][0] == path and other[0][1] != kinds:
+            kinds = kinds | other[0][1]
+            source = f"{source}, {other[0][2]}" if other[0][2] != source else source
+    return [(path, kinds, source, value), *first[1:]]
 
 
 def _kinds(tp: Any) -> frozenset[str] | None:
