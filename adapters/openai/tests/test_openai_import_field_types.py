@@ -188,3 +188,190 @@ def test_a_responses_call_item_with_text_fields_still_imports() -> None:
     request = OpenAIResponsesCodec().decode_request(body)
     (call,) = request.messages[1].tool_calls
     assert (call.id, call.name) == ("call_1", "f")
+
+
+# Nested fields of an imported body, each of a JSON kind the SDK's param types do not allow there
+# (openai.types.chat.*Param, openai.types.responses.*Param, walked by
+# toolwire.profile.nested_kind_problems). Before, such a value was turned into something else (a
+# tool message's ``content: 5`` became the text "5", ``tool_call_id: 5`` the id 5, a user
+# message's ``content: 5`` an empty message, ``arguments: null`` the arguments {}), dropped (a
+# content entry that is not an object), carried along for the API to refuse (a ``tool_choice``
+# naming the function 5, ``text.format: 5``), or failed without saying where (``tool_calls: 5``).
+_ASK = {"role": "assistant", "content": None, "tool_calls": [_CALL]}
+CHAT_NESTED_WRONG = {
+    "assistant-tool_calls-number": ([{"role": "assistant", "tool_calls": 5}], "/messages/1/tool_calls"),
+    "assistant-tool_calls-object": ([{"role": "assistant", "tool_calls": _CALL}], "/messages/1/tool_calls"),
+    "assistant-content-number": ([{"role": "assistant", "content": 5}], "/messages/1/content"),
+    "assistant-refusal-number": ([{"role": "assistant", "content": "x", "refusal": 5}], "/messages/1/refusal"),
+    "assistant-function-number": (
+        [{"role": "assistant", "tool_calls": [{**_CALL, "function": 5}]}, _RESULT],
+        "/messages/1/tool_calls/0/function",
+    ),
+    "assistant-arguments-null": (
+        [{"role": "assistant", "tool_calls": [{**_CALL, "function": {"name": "f", "arguments": None}}]}, _RESULT],
+        "/messages/1/tool_calls/0/function/arguments",
+    ),
+    "user-content-number": ([{"role": "user", "content": 5}], "/messages/1/content"),
+    "user-content-object": ([{"role": "user", "content": {"type": "text", "text": "x"}}], "/messages/1/content"),
+    "user-content-entry-number": ([{"role": "user", "content": [5]}], "/messages/1/content/0"),
+    "user-text-number": ([{"role": "user", "content": [{"type": "text", "text": 5}]}], "/messages/1/content/0/text"),
+    "user-image_url-number": (
+        [{"role": "user", "content": [{"type": "image_url", "image_url": 5}]}],
+        "/messages/1/content/0/image_url",
+    ),
+    "user-image-url-number": (
+        [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": 5}}]}],
+        "/messages/1/content/0/image_url/url",
+    ),
+    "user-name-number": ([{"role": "user", "content": "x", "name": 5}], "/messages/1/name"),
+    "system-content-number": ([{"role": "system", "content": 5}], "/messages/1/content"),
+    "tool-content-number": ([_ASK, {**_RESULT, "content": 5}], "/messages/2/content"),
+    "tool-content-null": ([_ASK, {**_RESULT, "content": None}], "/messages/2/content"),
+    "tool-content-entry-number": ([_ASK, {**_RESULT, "content": [5]}], "/messages/2/content/0"),
+    "tool-text-number": ([_ASK, {**_RESULT, "content": [{"type": "text", "text": 5}]}], "/messages/2/content/0/text"),
+    "tool-tool_call_id-number": ([_ASK, {**_RESULT, "tool_call_id": 5}], "/messages/2/tool_call_id"),
+}
+
+
+@pytest.mark.parametrize("tail,pointer", CHAT_NESTED_WRONG.values(), ids=CHAT_NESTED_WRONG.keys())
+def test_a_chat_message_field_of_the_wrong_kind_is_a_decode_error(tail: list[Any], pointer: str) -> None:
+    body = {**CHAT, "messages": [*CHAT["messages"], *tail]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request(body)
+    assert info.value.pointer == pointer
+    assert pointer in str(info.value) and "but the API takes" in str(info.value)
+
+
+def test_a_chat_error_says_the_kind_expected_and_the_sdk_type() -> None:
+    body = {**CHAT, "messages": [*CHAT["messages"], _ASK, {**_RESULT, "content": 5}]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request(body)
+    assert "messages[2].content 5 is an integer, but the API takes a string or an array there" in str(info.value)
+    assert "ChatCompletionToolMessageParam.content" in str(info.value)
+
+
+def test_a_chat_first_system_message_of_the_wrong_kind_is_a_decode_error() -> None:
+    body = {**CHAT, "messages": [{"role": "system", "content": 5}, *CHAT["messages"]]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request(body)
+    assert info.value.pointer == "/messages/0/content"
+
+
+CHAT_SETTINGS_WRONG = {
+    "tool_choice-name-number": (
+        {"type": "function", "function": {"name": 5}},
+        "tool_choice",
+        "/tool_choice/function/name",
+    ),
+    "tool_choice-function-text": ({"type": "function", "function": "f"}, "tool_choice", "/tool_choice/function"),
+    "response_format-json_schema-number": (
+        {"type": "json_schema", "json_schema": 5},
+        "response_format",
+        "/response_format/json_schema",
+    ),
+}
+
+
+@pytest.mark.parametrize("value,field,pointer", CHAT_SETTINGS_WRONG.values(), ids=CHAT_SETTINGS_WRONG.keys())
+def test_a_chat_setting_with_a_nested_field_of_the_wrong_kind_is_a_decode_error(
+    value: Any, field: str, pointer: str
+) -> None:
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIChatCodec().decode_request({**CHAT, field: value})
+    assert info.value.pointer == pointer
+
+
+def test_chat_messages_of_the_right_kinds_still_import() -> None:
+    body = {
+        **CHAT,
+        "messages": [
+            {"role": "system", "content": [{"type": "text", "text": "be brief"}]},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "input_audio_v9", "x": 5}]},
+            # a compatible server's own field (not in the SDK) and a null optional field
+            {**_ASK, "reasoning_content": "thinking", "refusal": None, "name": "bot"},
+            {**_RESULT, "content": [{"type": "text", "text": "ok"}]},
+        ],
+        "tool_choice": {"type": "function", "function": {"name": "f"}},
+    }
+    request = OpenAIChatCodec().decode_request(body)
+    assert [m.role for m in request.messages] == ["user", "user", "assistant", "user"]
+    assert request.tool_choice is not None
+    (result,) = request.messages[3].parts
+    assert result.tool_call_id == "call_1"  # type: ignore[union-attr]
+
+
+_RA = {**_FC, "arguments": None}
+RESP_NESTED_WRONG = {
+    "call-arguments-null": ([_RA, _FCO], "/input/1/arguments"),
+    "output-null": ([_FC, {**_FCO, "output": None}], "/input/2/output"),
+    "output-number": ([_FC, {**_FCO, "output": 5}], "/input/2/output"),
+    "output-object": ([_FC, {**_FCO, "output": {"type": "input_text", "text": "x"}}], "/input/2/output"),
+    "output-entry-number": ([_FC, {**_FCO, "output": [5]}], "/input/2/output/0"),
+    "output-text-number": ([_FC, {**_FCO, "output": [{"type": "input_text", "text": 5}]}], "/input/2/output/0/text"),
+    "user-content-number": ([{"role": "user", "content": 5}], "/input/1/content"),
+    "user-content-object": ([{"role": "user", "content": {"type": "input_text", "text": "x"}}], "/input/1/content"),
+    "user-content-entry-number": ([{"role": "user", "content": [5]}], "/input/1/content/0"),
+    "user-text-number": ([{"role": "user", "content": [{"type": "input_text", "text": 5}]}], "/input/1/content/0/text"),
+    "assistant-content-number": ([{"role": "assistant", "content": 5}], "/input/1/content"),
+    "assistant-output_text-number": (
+        [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": 5}]}],
+        "/input/1/content/0/text",
+    ),
+    "reasoning-summary-number": ([{"type": "reasoning", "id": "rs_1", "summary": 5}], "/input/1/summary"),
+}
+
+
+@pytest.mark.parametrize("items,pointer", RESP_NESTED_WRONG.values(), ids=RESP_NESTED_WRONG.keys())
+def test_a_responses_item_field_of_the_wrong_kind_is_a_decode_error(items: list[Any], pointer: str) -> None:
+    body = {**RESP, "input": [{"role": "user", "content": "hi"}, *items]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIResponsesCodec().decode_request(body)
+    assert info.value.pointer == pointer
+    assert pointer in str(info.value)
+
+
+def test_a_responses_error_says_the_kind_expected_and_the_sdk_type() -> None:
+    body = {**RESP, "input": [{"role": "user", "content": "hi"}, _FC, {**_FCO, "output": None}]}
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIResponsesCodec().decode_request(body)
+    assert "input[2].output None is null, but the API takes a string or an array there" in str(info.value)
+    assert "FunctionCallOutput.output" in str(info.value)
+
+
+RESP_SETTINGS_WRONG = {
+    "text-format-number": ("text", {"format": 5}, "/text/format"),
+    "tool_choice-name-number": ("tool_choice", {"type": "function", "name": 5}, "/tool_choice/name"),
+}
+
+
+@pytest.mark.parametrize("field,value,pointer", RESP_SETTINGS_WRONG.values(), ids=RESP_SETTINGS_WRONG.keys())
+def test_a_responses_setting_with_a_nested_field_of_the_wrong_kind_is_a_decode_error(
+    field: str, value: Any, pointer: str
+) -> None:
+    with pytest.raises(ResponseDecodeError) as info:
+        OpenAIResponsesCodec().decode_request({**RESP, field: value})
+    assert info.value.pointer == pointer
+
+
+def test_responses_items_of_the_right_kinds_still_import() -> None:
+    # FunctionCallOutput.output is text or a list of parts; ``status: null`` on a function_call is
+    # what pydantic-ai sends and the API takes (recording pai_simple_response_with_tool_call); an
+    # object as arguments is the call's arguments; other kinds make the call invalid (as on Chat)
+    body = {
+        **RESP,
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {**_FC, "status": None, "arguments": {"a": 1}},
+            {**_FCO, "output": [{"type": "input_text", "text": "ok"}]},
+            {**_FC, "call_id": "call_2", "arguments": 5},
+            {**_FCO, "call_id": "call_2"},
+        ],
+        "text": {"format": {"type": "text"}},
+        "tool_choice": {"type": "function", "name": "f"},
+    }
+    request = OpenAIResponsesCodec().decode_request(body)
+    first, second = request.messages[1].tool_calls + request.messages[3].tool_calls
+    assert first.arguments == {"a": 1} and first.invalid is None
+    assert second.invalid is not None and "number" in second.invalid
+    (result,) = request.messages[2].parts
+    assert [p.text for p in result.content] == ["ok"]  # type: ignore[union-attr]

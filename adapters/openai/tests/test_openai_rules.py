@@ -1827,6 +1827,10 @@ NORMALISED_BY_CODEC = {
 }
 #: Cases the codec refuses with its own typed error while encoding (before preflight, nothing sent).
 TYPED_AT_ENCODE = {"tool.name": "ToolNameError", "schema.root-not-object": "SchemaTranslationError"}
+#: Cases whose body ``decode_request`` refuses already, naming the same place (the import's kind
+#: check: ``CompletionCreateParamsBase.stop`` holds strings); the rule still refuses such a value
+#: given as a setting.
+REFUSED_AT_IMPORT = {"openai-chat.request.stop-values": "/stop/1"}
 
 
 def _sdk_cases() -> list[Any]:
@@ -1879,6 +1883,13 @@ def test_rule_case_through_the_sdk(api: str, suffix: str, make: Callable[[], dic
         with pytest.raises(ToolwireError) as err:
             asyncio.run(model.send(model.codec.decode_request(body)))
         assert type(err.value).__name__ == TYPED_AT_ENCODE[suffix] and model.sent == []
+        return
+    if rid in REFUSED_AT_IMPORT:
+        from toolwire.errors import ResponseDecodeError
+
+        with pytest.raises(ResponseDecodeError) as bad:
+            model.codec.decode_request(copy.deepcopy(body))
+        assert bad.value.pointer == REFUSED_AT_IMPORT[rid]
         return
     request = model.codec.decode_request(copy.deepcopy(body))
     if rule.action == "refuse" and rid not in NORMALISED_BY_CODEC:

@@ -6,7 +6,7 @@ import base64
 import copy
 import hashlib
 import json
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Collection, Iterable, Mapping
 
 from toolwire.adapter import ModelRequest
 from toolwire.arguments import EMPTY_ARGUMENT_TEXTS, dumps_arguments, parse_arguments
@@ -531,17 +531,44 @@ def document_from_data_url(
     return doc
 
 
-def check_import_types(shape: Any, body: dict[str, Any], params: Any, skip: Iterable[str] = ()) -> None:
-    """Raises :class:`~toolwire.errors.ResponseDecodeError` (through ``shape``, the codec's
-    :class:`toolwire.wire.Shape`) at the first top-level field of an imported request body whose
-    JSON kind the SDK's request type ``params`` (``CompletionCreateParamsBase`` /
-    ``ResponseCreateParamsBase``) does not allow there (:func:`toolwire.profile.json_kind_problems`:
-    the kind only, so a compatible server's own values of a field pass); ``stream`` is a boolean
-    (``Literal[True]`` / ``Literal[False]`` in the SDK's Streaming / NonStreaming params). Such a
-    value was dropped (a ``tool_choice`` of 5) or carried along for the API to refuse."""
-    from toolwire.profile import json_kind_problems
+#: The JSON kinds other than text that the importers take in a call's ``arguments`` (which the
+#: SDK types ``str``): an object is the call's arguments, as some compatible servers and gateways
+#: send them (Portkey-AI/gateway#768); an array, number or boolean makes the call invalid, naming
+#: the kind, as the answer decoders do (the model is told, never the tool run with it). A ``null``
+#: is refused, naming the field: it is no call's arguments, and read as ``{}`` it ran the tool
+#: without arguments.
+ARGUMENT_KINDS = ("an object", "an array", "an integer", "a number", "a boolean")
 
-    shape.field_types(body, None, tuple(skip), problems=lambda fields: json_kind_problems(fields, params))
+
+def check_import_types(
+    shape: Any,
+    body: dict[str, Any],
+    params: Any,
+    skip: Iterable[str] = (),
+    open_fields: Iterable[str] = (),
+    also: Mapping[str, Collection[str]] | None = None,
+) -> None:
+    """Raises :class:`~toolwire.errors.ResponseDecodeError` (through ``shape``, the codec's
+    :class:`toolwire.wire.Shape`) at the first place of an imported request body whose JSON kind
+    the SDK's request type ``params`` (``CompletionCreateParamsBase`` /
+    ``ResponseCreateParamsBase``) does not allow there, top-level fields and what they hold
+    (a message's ``content``, a call's ``arguments``, a ``tool_choice``'s function ``name``, ...),
+    walked through the SDK's nested param types (:func:`toolwire.profile.nested_kind_problems`:
+    the kind only, so a compatible server's own values of a field pass, and an object of a type
+    the SDK does not know is not looked into); ``stream`` is a boolean (``Literal[True]`` /
+    ``Literal[False]`` in the SDK's Streaming / NonStreaming params). Such a value was dropped
+    (a ``tool_choice`` of 5), turned into something else (a tool message's ``content: 5`` became
+    the text ``"5"``) or carried along for the API to refuse. ``open_fields`` / ``also``: the SDK
+    fields the codec reads in its own way, and the kinds it accepts beyond the SDK's
+    (:func:`~toolwire.profile.nested_kind_problems`). Import only: no request sent runs it."""
+    from toolwire.profile import nested_kind_problems
+
+    shape.field_types(
+        body,
+        None,
+        tuple(skip),
+        problems=lambda fields: nested_kind_problems(fields, params, open_fields=frozenset(open_fields), also=also),
+    )
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
         raise shape.bad("/stream", "a boolean", stream)

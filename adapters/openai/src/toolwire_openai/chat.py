@@ -60,6 +60,7 @@ from toolwire.types import (
 from toolwire.wire import Shape, reissue_shared_ids, tool_name
 
 from ._common import (
+    ARGUMENT_KINDS,
     ERROR_PREFIX,
     PRICED_TIERS,
     TRANSIENT_ERROR_CODES,
@@ -1052,9 +1053,12 @@ class OpenAIChatCodec:
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
         not an object, ``messages``/``tools`` that are not arrays, a ``messages`` entry that is
         not an object, a function tool's ``description`` / ``parameters`` / ``strict`` of the
-        wrong JSON type, or a top-level field of a JSON kind the SDK's
-        ``CompletionCreateParamsBase`` does not allow (``tool_choice: 5``, ``metadata: "u1"``;
-        only the kind is checked); the error's ``pointer`` names the field. A tool name of the
+        wrong JSON type, or a field of a JSON kind the SDK's ``CompletionCreateParamsBase`` does
+        not allow (``tool_choice: 5``, ``metadata: "u1"``), also inside messages and settings
+        (a tool message's ``content: 5`` or ``tool_call_id: 5``, ``tool_calls: 5``, a
+        ``tool_choice`` naming the function 5, a call's ``arguments: null``; only the kind is
+        checked: :func:`~toolwire_openai._common.check_import_types`); the error's ``pointer``
+        names the field. A tool name of the
         wrong type or outside the rule raises :class:`~toolwire.errors.ToolNameError` naming the
         declaration's place. A content part of a user or tool message without a ``type`` raises it too
         (pointer ``/messages/<i>/content/<j>/type``; the API refuses it).
@@ -1062,7 +1066,7 @@ class OpenAIChatCodec:
         body = _SHAPE.obj(body, "")
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
 
-        check_import_types(_SHAPE, body, params, ("messages", "tools"))
+        check_import_types(_SHAPE, body, params, ("tools",), (), _IMPORT_ALSO)
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         wire_msgs = list(_SHAPE.opt_list(body.get("messages"), "/messages"))
         for mi, wm in enumerate(wire_msgs):
@@ -1380,6 +1384,14 @@ class OpenAIChatCodec:
             msg.provider_data[API] = pd
         return msg
 
+
+#: The kinds Chat import takes beyond the SDK's: a call's ``function.arguments`` of another JSON
+#: kind than text (``openai.types.chat.ChatCompletionMessageFunctionToolCallParam``'s
+#: ``Function.arguments`` is ``str``; :data:`~toolwire_openai._common.ARGUMENT_KINDS`): an object
+#: is the call's arguments, sent back as its JSON text (:func:`_arguments_as_text`).
+_IMPORT_ALSO = {
+    "openai.types.chat.chat_completion_message_function_tool_call_param.Function.arguments": ARGUMENT_KINDS,
+}
 
 #: The notes :meth:`OpenAIChatCodec._user_messages` writes in a tool message whose result's images
 #: and PDFs it sends in the next user message: (images, documents) → (the note when the result

@@ -75,6 +75,7 @@ from toolwire.types import (
 from toolwire.wire import Shape, json_kind, tool_name
 
 from ._common import (
+    ARGUMENT_KINDS,
     PRICED_TIERS,
     TRANSIENT_ERROR_CODES,
     apply_overrides,
@@ -1562,17 +1563,20 @@ class OpenAIResponsesCodec:
         Raises :class:`~toolwire.errors.ResponseDecodeError` (a ``ValueError``) for a body that is
         not an object, ``input`` that is neither a string nor an array, an ``input`` entry that is
         not an object, items of the wrong shape, a function tool's ``description`` /
-        ``parameters`` / ``strict`` of the wrong JSON type, or a top-level field (or
-        ``reasoning.effort`` / ``summary``) of a JSON kind the SDK's ``ResponseCreateParamsBase``
-        does not allow (``tool_choice: 5``, ``text: "json"``; only the kind is checked); the
-        error's ``pointer`` names the field. A tool name of the wrong type or outside the rule
+        ``parameters`` / ``strict`` of the wrong JSON type, or a field of a JSON kind the SDK's
+        ``ResponseCreateParamsBase`` does not allow (``tool_choice: 5``, ``text: "json"``), also
+        inside items and settings (a ``function_call_output``'s ``output: null``, a
+        ``function_call``'s ``arguments: null``, a message's ``content: 5``, ``text.format: 5``, a
+        ``tool_choice`` naming the function 5; only the kind is checked:
+        :func:`~toolwire_openai._common.check_import_types`); the error's ``pointer`` names the
+        field. A tool name of the wrong type or outside the rule
         raises :class:`~toolwire.errors.ToolNameError` naming the declaration's place. A content part without a ``type`` in a user message or a
         ``function_call_output``'s ``output`` raises it too (pointer ``/input/<i>/content/<j>/type``).
         """
         body = _SHAPE.obj(body, "")
         from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
 
-        check_import_types(_SHAPE, body, params, ("input", "tools", "instructions"))
+        check_import_types(_SHAPE, body, params, ("tools", "instructions"), (), _IMPORT_ALSO)
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         thinking = None
         if isinstance(settings.get("reasoning"), dict):
@@ -1671,7 +1675,7 @@ class OpenAIResponsesCodec:
                     raise ResponseDecodeError(API, f"the content part at {at} has no type", f"{at}/type")
                 tail("user").parts.append(self._result_from_item(item))
             elif kind == "reasoning":
-                tail("assistant").parts.append(_reasoning_part(item))
+                tail("assistant").parts.append(_reasoning_part(item, f"/input/{position[id(item)]}"))
             elif kind == "function_call":
                 n_calls = sum(isinstance(p, ToolCall) for m in messages for p in m.parts)
                 tail("assistant").parts.append(
@@ -1679,7 +1683,7 @@ class OpenAIResponsesCodec:
                 )
             elif kind in (None, "message") and item.get("role") == "assistant":
                 if isinstance(item.get("content"), list):
-                    tail("assistant").parts.extend(_text_parts(item))
+                    tail("assistant").parts.extend(_text_parts(item, f"/input/{position[id(item)]}"))
                 else:
                     m = tail("assistant")
                     part = TextPart(item.get("content") or "")
@@ -1819,6 +1823,14 @@ class OpenAIResponsesCodec:
             pd["message"] = over
             msg.provider_data[API] = pd
         return msg
+
+
+#: The kinds Responses import takes beyond the SDK's: a ``function_call`` item's ``arguments`` of
+#: another JSON kind than text (``openai.types.responses.ResponseFunctionToolCallParam.arguments``
+#: is ``str``; :data:`~toolwire_openai._common.ARGUMENT_KINDS`), read by :func:`_call_from_item`.
+_IMPORT_ALSO = {
+    "openai.types.responses.response_function_tool_call_param.ResponseFunctionToolCallParam.arguments": ARGUMENT_KINDS,
+}
 
 
 def _named_files(item: dict[str, Any], key: str) -> dict[str, Any]:
