@@ -111,3 +111,19 @@ def test_open_fields_and_further_kinds() -> None:
     assert _where({"messages": [{"role": "user", "content": None}]}, also={source: ("an integer",)}) == [
         "/messages/0/content"
     ]
+
+
+class _Choice2(TypedDict, total=False):
+    type: Required[Literal["function"]]
+    name: str
+
+
+class _Body2(TypedDict, total=False):
+    choice: Union[Literal["auto"], _Choice2]
+    parts: Iterable[_Choice2]
+
+
+def test_a_tag_of_the_wrong_kind_is_refused_at_the_tag_but_not_in_a_list_entry() -> None:
+    assert [p for p, _ in nested_kind_problems({"choice": {"type": 5}}, _Body2)] == ["/choice/type"]
+    assert nested_kind_problems({"choice": {"type": "newer"}}, _Body2) == []  # a value the SDK does not list
+    assert nested_kind_problems({"parts": [{"type": 5}]}, _Body2) == []  # the importers leave such an entry out

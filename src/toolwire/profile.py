@@ -1172,9 +1172,11 @@ def nested_kind_problems(
     read as each member whose tag fields (those typed with ``Literal`` values only, such as
     ``role`` or ``type``) it does not contradict and whose required tags it has, of those the
     members that know the most of its keys; one that fits none (a content part of a type newer
-    than the SDK, a ``type`` of the wrong kind) is not looked into,
-    nor is a value under a type whose kind cannot be read (``object``, ``Any``, a class). When
-    several members fit the tags, the value passes when it fits one of them.
+    than the SDK) is not looked into, nor is a value under a type whose kind cannot be read
+    (``object``, ``Any``, a class). When several members fit the tags, the value passes when it
+    fits one of them. A tag of another kind than every member's (``tool_choice: {"type": 5}``) is
+    refused at the tag, except in an array entry (a message, item or content part of a blank
+    ``type`` or ``role``, which the importers leave out).
 
     ``open_fields``: SDK fields (named as in the messages, ``module.Type.field``) not to check,
     those the caller reads in its own way; ``also``: SDK field → further kinds (as
@@ -1383,6 +1385,11 @@ def _kind_errors(
     # (``{"role": "user", "content": 5}`` is a message, not an ``ItemReference``, whose only tag
     # is optional and which has neither field)
     fit = plan.candidates(value)
+    if not fit and plan.objects and not (path and isinstance(path[-1], int)):
+        # an object that fits no member because its tag is of another kind than every member's
+        # (``tool_choice: {"type": 5}``): refused at the tag. An array entry's is not (a message,
+        # item or content part of a blank type, which the importers leave out)
+        return _tag_kind_errors(value, plan, path)
     if len(fit) > 1:
         known = [sum(k in o.fields for k in value) for o in fit]
         fit = [o for o, n in zip(fit, known) if n == max(known)]
@@ -1400,6 +1407,24 @@ def _kind_errors(
             return []
         tries.append(errors)
     return _fewest(tries)
+
+
+def _tag_kind_errors(
+    value: Mapping[str, Any], plan: _KindPlan, path: tuple[Any, ...]
+) -> list[tuple[tuple[Any, ...], frozenset[str], str, Any]]:
+    """The error at the first tag of ``value`` whose kind is none of those the object members of
+    ``plan`` give that tag (a ``type`` of 5 where each member's is a string literal); ``[]`` when
+    the tags are of the right kinds (a value the SDK does not list)."""
+    by_key: dict[str, tuple[set[str], str]] = {}
+    for o in plan.objects:
+        for k, values, _required_tag in o.tags:
+            kinds, source = by_key.setdefault(k, (set(), o.fields[k][1]))
+            kinds.update(kind for kind, _ in values)
+    for k, (kinds, source) in by_key.items():
+        got = value.get(k)
+        if got is not None and (_KIND_OF.get(type(got)) or _json_kind(got)) not in kinds:
+            return [((*path, k), frozenset(kinds), source, got)]
+    return []
 
 
 def _required(m: Any, key: str, hint: Any) -> bool:

@@ -269,6 +269,10 @@ CHAT_SETTINGS_WRONG = {
         "response_format",
         "/response_format/json_schema",
     ),
+    # a tag of the wrong kind (a ``type`` every member of the SDK's union types as a string
+    # literal) fits no member: refused at the tag (an entry of a list with one is left out)
+    "tool_choice-type-number": ({"type": 5}, "tool_choice", "/tool_choice/type"),
+    "response_format-type-number": ({"type": 5}, "response_format", "/response_format/type"),
 }
 
 
@@ -341,6 +345,8 @@ def test_a_responses_error_says_the_kind_expected_and_the_sdk_type() -> None:
 RESP_SETTINGS_WRONG = {
     "text-format-number": ("text", {"format": 5}, "/text/format"),
     "tool_choice-name-number": ("tool_choice", {"type": "function", "name": 5}, "/tool_choice/name"),
+    "text-format-type-number": ("text", {"format": {"type": 5}}, "/text/format/type"),
+    "tool_choice-type-number": ("tool_choice", {"type": 5}, "/tool_choice/type"),
 }
 
 
