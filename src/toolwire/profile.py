@@ -1155,6 +1155,7 @@ def nested_kind_problems(
     *,
     open_fields: Collection[str] = (),
     also: Mapping[str, Collection[str]] | None = None,
+    at: tuple[str | int, ...] = (),
 ) -> list[tuple[str, str]]:
     """:func:`json_kind_problems` walked into the values: ``(JSON pointer, message)`` for each
     place in ``fields`` (the fields of a request body, or of one object of it) whose JSON kind is
@@ -1181,7 +1182,8 @@ def nested_kind_problems(
     ``open_fields``: SDK fields (named as in the messages, ``module.Type.field``) not to check,
     those the caller reads in its own way; ``also``: SDK field → further kinds (as
     :func:`_json_kind` names them: ``"an object"``, ...) the caller accepts there beyond the SDK's
-    (they are not named in the message, which says what the API takes)."""
+    (they are not named in the message, which says what the API takes); ``at``: the place of
+    ``fields`` in the body (``("messages", 2)``), which the pointers and messages start with."""
     hints = _object_fields(sdk_type)
     if hints is None:
         return []
@@ -1191,7 +1193,7 @@ def nested_kind_problems(
         if field is None or field[1] in open_fields:
             continue
         try:
-            errors = _kind_errors(value, _kind_plan(field[0]), (name,), field[1], open_fields, also or {})
+            errors = _kind_errors(value, _kind_plan(field[0]), (*at, name), field[1], open_fields, also or {})
         except RecursionError:  # (a value nested past the interpreter's depth, or holding itself)
             continue
         for path, kinds, source, got in errors:

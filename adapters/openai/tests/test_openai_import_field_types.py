@@ -381,3 +381,49 @@ def test_responses_items_of_the_right_kinds_still_import() -> None:
     assert second.invalid is not None and "number" in second.invalid
     (result,) = request.messages[2].parts
     assert [p.text for p in result.content] == ["ok"]  # type: ignore[union-attr]
+
+
+# A message without a role is read as a user message (both importers), so it is checked as one:
+# ChatCompletionUserMessageParam / EasyInputMessageParam (openai SDK). Its ``content: 5`` became an
+# empty user message (the 5 kept only to be sent back).
+ROLELESS_WRONG = {
+    "chat-content-number": (OpenAIChatCodec(), "messages", {"content": 5}, "/messages/1/content"),
+    "chat-entry-number": (OpenAIChatCodec(), "messages", {"content": [5]}, "/messages/1/content/0"),
+    "chat-text-number": (
+        OpenAIChatCodec(),
+        "messages",
+        {"content": [{"type": "text", "text": 5}]},
+        "/messages/1/content/0/text",
+    ),
+    "responses-content-number": (OpenAIResponsesCodec(), "input", {"content": 5}, "/input/1/content"),
+    "responses-message-content-object": (
+        OpenAIResponsesCodec(),
+        "input",
+        {"type": "message", "content": {}},
+        "/input/1/content",
+    ),
+    "responses-text-number": (
+        OpenAIResponsesCodec(),
+        "input",
+        {"content": [{"type": "input_text", "text": 5}]},
+        "/input/1/content/0/text",
+    ),
+}
+
+
+@pytest.mark.parametrize("codec,key,entry,pointer", ROLELESS_WRONG.values(), ids=ROLELESS_WRONG.keys())
+def test_a_message_without_a_role_is_checked_as_a_user_message(
+    codec: Any, key: str, entry: dict[str, Any], pointer: str
+) -> None:
+    body = {**(CHAT if key == "messages" else RESP), key: [{"role": "user", "content": "hi"}, entry]}
+    with pytest.raises(ResponseDecodeError) as info:
+        codec.decode_request(body)
+    assert info.value.pointer == pointer
+
+
+def test_a_message_without_a_role_of_the_right_kinds_still_imports() -> None:
+    chat = OpenAIChatCodec().decode_request({**CHAT, "messages": [{"content": "hi"}]})
+    resp = OpenAIResponsesCodec().decode_request(
+        {**RESP, "input": [{"content": [{"type": "input_text", "text": "hi"}]}]}
+    )
+    assert [m.role for m in chat.messages + resp.messages] == ["user", "user"]

@@ -574,6 +574,20 @@ def check_import_types(
         raise shape.bad("/stream", "a boolean", stream)
 
 
+def check_as_user_message(shape: Any, entry: dict[str, Any], sdk_type: Any, at: tuple[str | int, ...]) -> None:
+    """Raises :class:`~toolwire.errors.ResponseDecodeError` at the first field of ``entry``, a
+    message without a ``role`` (which the importers read as a user message), of a JSON kind the
+    SDK's user message type ``sdk_type`` (``ChatCompletionUserMessageParam``,
+    ``EasyInputMessageParam``) does not allow there; :func:`check_import_types` leaves such an
+    entry alone, as it fits none of the SDK's messages by its tags. Its ``content: 5`` became an
+    empty user message."""
+    from toolwire.profile import nested_kind_problems
+
+    problems = nested_kind_problems(entry, sdk_type, at=at)
+    if problems:
+        raise shape.error(*problems[0])
+
+
 def check_function_decl(shape: Any, fn: dict[str, Any], at: str) -> None:
     """Raises :class:`~toolwire.errors.ResponseDecodeError` at ``at``/<field> for a function
     declaration field of the wrong JSON type (``description: str``, ``parameters:

@@ -67,6 +67,7 @@ from ._common import (
     apply_overrides,
     arguments_text,
     blank_type,
+    check_as_user_message,
     check_function_decl,
     check_import_types,
     check_tool_calls,
@@ -1097,6 +1098,11 @@ class OpenAIChatCodec:
                 # (openai SDK type) is told apart by its literal ``role`` ("system", "developer",
                 # "user", "assistant", "tool", "function")
                 continue
+            if role is None:
+                # read as a user message: checked as one (ChatCompletionUserMessageParam, openai SDK)
+                from openai.types.chat import ChatCompletionUserMessageParam
+
+                check_as_user_message(_SHAPE, wm, ChatCompletionUserMessageParam, ("messages", position[id(wm)]))
             after_run, run = run, []
             if role == "tool":
                 run = after_run

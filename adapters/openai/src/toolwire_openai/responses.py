@@ -81,6 +81,7 @@ from ._common import (
     apply_overrides,
     arguments_text,
     blank_type,
+    check_as_user_message,
     check_function_decl,
     check_import_types,
     check_tool_calls,
@@ -1692,6 +1693,11 @@ class OpenAIResponsesCodec:
                         part.provider_data[API] = {"easy": extra}
                     m.parts.append(part)
             elif kind in (None, "message"):
+                if item.get("role") is None:
+                    # read as a user message: checked as one (EasyInputMessageParam, openai SDK)
+                    from openai.types.responses import EasyInputMessageParam
+
+                    check_as_user_message(_SHAPE, item, EasyInputMessageParam, ("input", position[id(item)]))
                 messages.append(self._user_from_item(item, f"/input/{position[id(item)]}"))
                 messages[-1].provider_data.setdefault(API, {})["closed"] = True
         for m in messages:
