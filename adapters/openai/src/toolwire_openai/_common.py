@@ -535,8 +535,8 @@ def document_from_data_url(
 #: SDK types ``str``): an object is the call's arguments, as some compatible servers and gateways
 #: send them (Portkey-AI/gateway#768); an array, number or boolean makes the call invalid, naming
 #: the kind, as the answer decoders do (the model is told, never the tool run with it). A ``null``
-#: is refused, naming the field: it is no call's arguments, and read as ``{}`` it ran the tool
-#: without arguments.
+#: is refused, naming the field: it is no call's arguments (the SDK's type is not ``Optional``), and
+#: it was read as ``{}``, a call without arguments.
 ARGUMENT_KINDS = ("an object", "an array", "an integer", "a number", "a boolean")
 
 
@@ -545,7 +545,6 @@ def check_import_types(
     body: dict[str, Any],
     params: Any,
     skip: Iterable[str] = (),
-    open_fields: Iterable[str] = (),
     also: Mapping[str, Collection[str]] | None = None,
 ) -> None:
     """Raises :class:`~toolwire.errors.ResponseDecodeError` (through ``shape``, the codec's
@@ -558,8 +557,8 @@ def check_import_types(
     the SDK does not know is not looked into); ``stream`` is a boolean (``Literal[True]`` /
     ``Literal[False]`` in the SDK's Streaming / NonStreaming params). Such a value was dropped
     (a ``tool_choice`` of 5), turned into something else (a tool message's ``content: 5`` became
-    the text ``"5"``) or carried along for the API to refuse. ``open_fields`` / ``also``: the SDK
-    fields the codec reads in its own way, and the kinds it accepts beyond the SDK's
+    the text ``"5"``) or carried along for the API to refuse. ``skip``: the fields the codec
+    checks itself; ``also``: SDK field → the kinds the codec takes there beyond the SDK's
     (:func:`~toolwire.profile.nested_kind_problems`). Import only: no request sent runs it."""
     from toolwire.profile import nested_kind_problems
 
@@ -567,7 +566,7 @@ def check_import_types(
         body,
         None,
         tuple(skip),
-        problems=lambda fields: nested_kind_problems(fields, params, open_fields=frozenset(open_fields), also=also),
+        problems=lambda fields: nested_kind_problems(fields, params, also=also),
     )
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):

@@ -1067,7 +1067,7 @@ class OpenAIChatCodec:
         body = _SHAPE.obj(body, "")
         from openai.types.chat.completion_create_params import CompletionCreateParamsBase as params
 
-        check_import_types(_SHAPE, body, params, ("tools",), (), _IMPORT_ALSO)
+        check_import_types(_SHAPE, body, params, ("tools",), _IMPORT_ALSO)
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         wire_msgs = list(_SHAPE.opt_list(body.get("messages"), "/messages"))
         for mi, wm in enumerate(wire_msgs):

@@ -1577,7 +1577,7 @@ class OpenAIResponsesCodec:
         body = _SHAPE.obj(body, "")
         from openai.types.responses.response_create_params import ResponseCreateParamsBase as params
 
-        check_import_types(_SHAPE, body, params, ("tools", "instructions"), (), _IMPORT_ALSO)
+        check_import_types(_SHAPE, body, params, ("tools", "instructions"), _IMPORT_ALSO)
         settings: dict[str, Any] = {k: copy.deepcopy(v) for k, v in body.items() if k not in _CANONICAL_FIELDS}
         thinking = None
         if isinstance(settings.get("reasoning"), dict):
