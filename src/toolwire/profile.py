@@ -1199,11 +1199,18 @@ def nested_kind_problems(
         for path, kinds, source, got in errors:
             shown = str(path[0]) + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path[1:])
             expected = " or ".join(sorted(kinds - {"null"})) or "null"
+            if got is None:
+                said = f"{shown} is null"
+            else:
+                try:
+                    text = json.dumps(got, ensure_ascii=False)
+                except (TypeError, ValueError):  # (not a JSON value: a body built in Python)
+                    text = repr(got)
+                said = f"{shown} {text:.60} is {_json_kind(got)}"
             out.append(
                 (
                     "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path),
-                    f"{shown} {got!r:.60} is {_json_kind(got)}, but the API takes {expected} there "
-                    f"(the SDK types it {source})",
+                    f"{said}, but the API takes {expected} there (the SDK types it {source})",
                 )
             )
     return out

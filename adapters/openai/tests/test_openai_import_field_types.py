@@ -338,7 +338,7 @@ def test_a_responses_error_says_the_kind_expected_and_the_sdk_type() -> None:
     body = {**RESP, "input": [{"role": "user", "content": "hi"}, _FC, {**_FCO, "output": None}]}
     with pytest.raises(ResponseDecodeError) as info:
         OpenAIResponsesCodec().decode_request(body)
-    assert "input[2].output None is null, but the API takes a string or an array there" in str(info.value)
+    assert "input[2].output is null, but the API takes a string or an array there" in str(info.value)
     assert "FunctionCallOutput.output" in str(info.value)
 
 
