@@ -1323,7 +1323,7 @@ class _ObjectPlan:
         self.fields: dict[str, list[Any]] = {}
         tags: list[tuple[str, frozenset[tuple[str, Any]], bool]] = []
         for k, (ftp, source) in fields.items():
-            required = _required(m, k, ftp)
+            required = _key_required(m, k, ftp)
             self.fields[k] = [ftp, source, required, None]
             members = [x for x in _type_members(ftp) if x is not type(None)]
             if members and all(typing.get_origin(x) is Literal for x in members):
@@ -1436,7 +1436,7 @@ def _tag_kind_errors(
     return []
 
 
-def _required(m: Any, key: str, hint: Any) -> bool:
+def _key_required(m: Any, key: str, hint: Any) -> bool:
     """Whether the ``TypedDict`` ``m`` requires its field ``key`` (typed ``hint``, extras kept)."""
     import typing
 
