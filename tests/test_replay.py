@@ -338,6 +338,64 @@ def test_cassette_of_vcrpys_older_httpx_layout_status_code_and_content(tmp_path)
     assert f["requests"] == [{"interaction": 0, "matches": True, "diff": None}]
 
 
+_ISTR_CASSETTE = """interactions:
+- request:
+    body: '{"model": "claude-haiku-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}]}'
+    headers:
+      ? !!python/object/apply:multidict._multidict.istr
+      - Accept
+      : - application/json
+      ? !!python/object/new:multidict._multidict.istr
+      - Content-Type
+      : - application/json
+      Content-Length:
+      - '97'
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+  response:
+    body:
+      string: '{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-haiku-4-5", "content": [{"type": "text", "text": "hello"}], "stop_reason": "end_turn", "stop_sequence": null, "usage": {"input_tokens": 5, "output_tokens": 1}}'
+    headers:
+      Content-Type:
+      - application/json
+    status:
+      code: 200
+      message: OK
+version: 1
+"""
+
+
+def test_cassette_of_an_aiohttp_client_with_multidict_header_keys(tmp_path):
+    """vcrpy records an aiohttp client's request headers with PyYAML's full dumper: each key a
+    multidict ``istr`` (``? !!python/object/apply:multidict._multidict.istr [Accept]``). Such a file
+    failed whole as "not YAML (could not determine a constructor for the tag ...istr)". Modelled on
+    DataDog/dd-trace-py tests/cassettes/anthropic/*.yaml. Another Python tag is still refused."""
+    path = tmp_path / "aiohttp.yaml"
+    path.write_text(_ISTR_CASSETTE)
+    (inter,) = load_cassette(path)
+    assert inter.request_headers == {
+        "Accept": ["application/json"],
+        "Content-Type": ["application/json"],
+        "Content-Length": ["97"],
+    }
+    doc = replay_paths([str(path)])
+    assert doc["ok"], doc
+    assert doc["files"][0]["responses"][0]["text"] == "hello"
+    for tag, problem in (
+        ("!!python/object/apply:os.system", "could not determine a constructor for the tag"),
+        ("!!python/object/apply:multidict._multidict.CIMultiDict", "could not determine a constructor for the tag"),
+    ):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(_ISTR_CASSETTE.replace("!!python/object/apply:multidict._multidict.istr", tag))
+        (f,) = replay_paths([str(bad)])["files"]
+        assert f["errors"][0].startswith(
+            f"{bad} is not a recorded cassette: it is not YAML (line 5, column 9: {problem}"
+        )
+    bad.write_text(_ISTR_CASSETTE.replace("- Accept\n", "- [1, 2]\n", 1))
+    (f,) = replay_paths([str(bad)])["files"]
+    assert "holds no one string (its text)" in f["errors"][0]
+
+
 _CASSETTE_IS = (
     "A cassette is the YAML file of HTTP interactions (vcrpy's format, a top-level 'interactions' list) that "
     "toolwire's pytest plugin writes: mark a test @pytest.mark.toolwire_cassette and run pytest --toolwire-record "

@@ -8,7 +8,8 @@ Handles the three body encodings found in real cassettes:
    gzip magic ``1f 8b`` (``Content-Encoding: gzip``).
 
 A response recorded by vcrpy's older httpx stub (``status_code`` and ``content`` in place of
-``status`` and ``body``) is read as the usual layout.
+``status`` and ``body``) is read as the usual layout; the multidict ``istr`` header keys vcrpy
+writes for an aiohttp client are read as text (the file is read with PyYAML's safe loader).
 
 Decoded response text is one JSON object, Server-Sent Events, or a JSON array of chunks
 (Gemini ``streamGenerateContent`` without ``alt=sse``).
@@ -381,6 +382,60 @@ def _body_text_or_none(side: dict[Any, Any], which: str) -> str | None:
         raise
 
 
+#: The Python tags a recording may hold that name a string type: vcrpy writes request headers of
+#: an aiohttp client (a ``CIMultiDict``) with PyYAML's full dumper, each key a multidict ``istr`` (a
+#: case-insensitive ``str``): ``? !!python/object/apply:multidict._multidict.istr [Accept]``
+#: (``python/object/new:`` with newer PyYAML). vcrpy reads its cassettes with PyYAML's unsafe
+#: loader; toolwire keeps the safe one and reads these tags, and only these, as the text they hold.
+#: Recordings with them: DataDog/dd-trace-py tests/cassettes/openai/*.yaml, tests/cassettes/anthropic/*.yaml.
+_STRING_TAG_PREFIXES = ("tag:yaml.org,2002:python/object/apply:", "tag:yaml.org,2002:python/object/new:")
+
+
+def _is_istr(type_name: str) -> bool:
+    """``multidict._multidict.istr``, ``multidict._multidict_py.istr``, ``multidict.istr``: a
+    multidict module's ``istr``."""
+    module, _, name = type_name.rpartition(".")
+    return name == "istr" and (module == "multidict" or module.startswith("multidict."))
+
+
+def _construct_istr(loader: Any, tag_suffix: str, node: Any) -> str:
+    import yaml
+
+    if not _is_istr(tag_suffix):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"could not determine a constructor for the tag {node.tag!r}", node.start_mark
+        )
+    args: Any = None
+    if isinstance(node, yaml.SequenceNode):
+        args = loader.construct_sequence(node)
+    elif isinstance(node, yaml.MappingNode):
+        args = loader.construct_mapping(node, deep=True).get("args")
+    if isinstance(args, list) and len(args) == 1 and isinstance(args[0], str):
+        return args[0]
+    raise yaml.constructor.ConstructorError(
+        None, None, f"the tag {node.tag!r} holds no one string (its text)", node.start_mark
+    )
+
+
+_LOADER: Any = None
+
+
+def _cassette_loader() -> Any:
+    """PyYAML's ``SafeLoader`` that also reads a multidict ``istr`` as its text (see
+    :data:`_STRING_TAG_PREFIXES`); any other Python tag is still a YAML error."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class CassetteLoader(yaml.SafeLoader):
+            pass
+
+        for prefix in _STRING_TAG_PREFIXES:
+            CassetteLoader.add_multi_constructor(prefix, _construct_istr)
+        _LOADER = CassetteLoader
+    return _LOADER
+
+
 def load_cassette(path: str | Path) -> list[Interaction]:
     """Load every interaction of a cassette file, bodies decoded to text. Raises
     :class:`NotACassette` for a file that is not a recording (not YAML, or no ``interactions``)
@@ -402,7 +457,7 @@ def load_cassette(path: str | Path) -> list[Interaction]:
             )
     loader = None
     try:
-        loader = yaml.SafeLoader(raw)  # (reads the encoding: a ReaderError for bytes that are not text)
+        loader = _cassette_loader()(raw)  # (reads the encoding: a ReaderError for bytes that are not text)
         node = loader.get_single_node()
         grown = _alias_growth(node) if node is not None else 0
         if grown > MAX_ALIAS_GROWTH:
