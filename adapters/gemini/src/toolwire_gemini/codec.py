@@ -1382,6 +1382,48 @@ class GeminiCodec:
 #: ``Content``) that :func:`_decode_usual` reads; an answer with any other field is decoded by the
 #: stream decoder.
 _USUAL_TOP = frozenset({"candidates", "usageMetadata", "modelVersion", "responseId"})
+#: ``Candidate.FinishReason`` by number: a client may ask for enums as numbers
+#: (``$alt=json;enum-encoding=int``, which google-cloud-aiplatform's REST transport sends on every
+#: Vertex AI call), and proto3 JSON readers take either the name or the number. Numbers 0-5 name
+#: the same reason on Vertex AI (google/cloud/aiplatform/v1beta1/content.proto) and on the Gemini
+#: API (google/ai/generativelanguage/v1beta/generative_service.proto); from 6 on the two enums
+#: differ (6 is BLOCKLIST on Vertex AI, LANGUAGE on the Gemini API), so a larger number is refused
+#: as unreadable, not guessed. Seen: Arize-ai/openinference openinference-instrumentation-langchain
+#: tests/cassettes/test_instrumentor/test_gemini_token_counts.yaml (``"finishReason": 1``).
+_FINISH_REASON_NUMBERS = {
+    0: "FINISH_REASON_UNSPECIFIED",
+    1: "STOP",
+    2: "MAX_TOKENS",
+    3: "SAFETY",
+    4: "RECITATION",
+    5: "OTHER",
+}
+
+#: ``PromptFeedback.BlockReason`` by number, 0-4 alike on both APIs (the same protos as above).
+_BLOCK_REASON_NUMBERS = {
+    0: "BLOCK_REASON_UNSPECIFIED",
+    1: "SAFETY",
+    2: "OTHER",
+    3: "BLOCKLIST",
+    4: "PROHIBITED_CONTENT",
+}
+
+
+def _enum_name(value: Any, numbers: dict[int, str], where: str) -> str | None:
+    """An enum field's name: the text as sent, the name of a number both APIs give the same name
+    (see :data:`_FINISH_REASON_NUMBERS`), ``None`` when absent; else ResponseDecodeError at ``where``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value in numbers:
+            return numbers[value]
+        raise ResponseDecodeError(
+            API,
+            f"{where} is the enum number {value}, which names different values on Vertex AI and the Gemini API "
+            f"(only {min(numbers)}-{max(numbers)} are read as numbers); it should be the value's name, a string",
+            where,
+        )
+    return _opt_str(value, where)
+
+
 _USUAL_CANDIDATE = frozenset({"content", "finishReason", "index"})
 _USUAL_CONTENT = frozenset({"role", "parts"})
 _USUAL_CALL = frozenset({"name", "args", "id"})
@@ -2374,7 +2416,7 @@ class GeminiStreamDecoder:
             for key, call_id in self.chunk_calls.items():
                 self.earlier_calls.setdefault(key, call_id)
             self.chunk_calls.clear()
-        finish = _opt_str(_g(cand, "finishReason"), "/candidates/0/finishReason")
+        finish = _enum_name(_g(cand, "finishReason"), _FINISH_REASON_NUMBERS, "/candidates/0/finishReason")
         if finish:
             self.finish_reason = finish
         if _has(cand, "finishMessage"):
@@ -2615,7 +2657,9 @@ class GeminiStreamDecoder:
             stop = "error"
         vendor = self.finish_reason
         if self.finish_reason is None and isinstance(self.meta.get("promptFeedback"), dict):
-            block = self.meta["promptFeedback"].get("blockReason")
+            block = _enum_name(
+                self.meta["promptFeedback"].get("blockReason"), _BLOCK_REASON_NUMBERS, "/promptFeedback/blockReason"
+            )
             if block:
                 stop, vendor = "refusal", f"blockReason:{block}"
         pd = {k: v for k, v in self.meta.items()}

@@ -1,0 +1,51 @@
+"""Enum fields sent as numbers (real SDK, MockTransport network). A client may ask for proto3
+enums as numbers (``$alt=json;enum-encoding=int``, which google-cloud-aiplatform's REST transport
+sends on every Vertex AI call); ``"finishReason": 1`` was refused as "must be a string, got a JSON
+number". Numbers both APIs give the same name are read; a larger one is refused naming the field."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_gemini_continuation import _answer, _hop
+
+import toolwire
+from toolwire.errors import ResponseDecodeError
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("number", "name", "stop"),
+    [(1, "STOP", "end_turn"), (2, "MAX_TOKENS", "max_tokens")],
+)
+def test_a_finish_reason_sent_as_its_number_is_read_as_its_name(mock_model, stream, number, name, stop) -> None:
+    body = _hop([{"text": "I'm on a seafood diet."}], "STOP", (11, 17))
+    body["candidates"][0]["finishReason"] = number
+    model = mock_model([_answer(body, stream=stream)], stream=stream)
+    result = toolwire.run_sync(model, "Tell me a joke")
+    response = result.turns[0].response
+    assert (result.text, response.stop_reason, response.vendor_stop_reason) == ("I'm on a seafood diet.", stop, name)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_finish_reason_number_the_two_apis_name_differently_is_refused_naming_it(mock_model, stream) -> None:
+    """6 is BLOCKLIST on Vertex AI and LANGUAGE on the Gemini API: not guessed."""
+    body = _hop([{"text": "x"}], "STOP", (1, 1))
+    body["candidates"][0]["finishReason"] = 6
+    model = mock_model([_answer(body, stream=stream)], stream=stream)
+    with pytest.raises(ResponseDecodeError) as exc:
+        toolwire.run_sync(model, "hi")
+    assert "/candidates/0/finishReason is the enum number 6" in str(exc.value)
+    assert "it should be the value's name, a string" in str(exc.value)
+
+
+def test_a_block_reason_sent_as_its_number_is_read_as_its_name(mock_model) -> None:
+    import httpx2
+
+    body = {"promptFeedback": {"blockReason": 1}, "usageMetadata": {"promptTokenCount": 3, "totalTokenCount": 3}}
+    answer = httpx2.Response(200, headers={"content-type": "application/json"}, text=json.dumps(body))
+    model = mock_model([answer])
+    result = toolwire.run_sync(model, "hi")
+    response = result.turns[0].response
+    assert (response.stop_reason, response.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")
