@@ -49,3 +49,48 @@ def test_a_block_reason_sent_as_its_number_is_read_as_its_name(mock_model) -> No
     result = toolwire.run_sync(model, "hi")
     response = result.turns[0].response
     assert (response.stop_reason, response.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")
+
+
+def test_a_request_schema_type_sent_as_its_number_is_imported_as_its_name(mock_model) -> None:
+    """The same clients write the request's enums as numbers: ``"parameters": {"type": 6, ...}``,
+    which Vertex AI answered (recorded 200). It was imported as ``{"type": 6}`` and the request
+    refused ("the parameters schema must describe an object (type object), got {"type": 6 ...")."""
+    from toolwire.registry import codec
+
+    recorded = {
+        "contents": [{"role": "user", "parts": [{"text": "Weather in Delhi?"}]}],
+        "tools": [
+            {
+                "functionDeclarations": [
+                    {
+                        "name": "get_current_weather",
+                        "description": "Get the current weather",
+                        "parameters": {
+                            "type": 6,
+                            "properties": {
+                                "location": {"type": 1, "description": "The city"},
+                                "days": {"type": 5, "items": {"type": 3}},
+                                "any": {"type": 0},
+                            },
+                        },
+                    }
+                ]
+            }
+        ],
+    }
+    request = codec("gemini").decode_request(recorded)
+    (tool,) = request.tools
+    assert tool.input_schema == {
+        "type": "object",
+        "properties": {
+            "location": {"type": "string", "description": "The city"},
+            "days": {"type": "array", "items": {"type": "integer"}},
+            "any": {},
+        },
+    }
+    model = mock_model([_answer(_hop([{"text": "Sunny."}], "STOP", (5, 2)), stream=False)])
+    result = toolwire.run_sync(model, "Weather in Delhi?", tools=request.tools)
+    assert result.text == "Sunny."
+    sent = model.sent[0].json  # type: ignore[attr-defined]
+    params = sent["tools"][0]["functionDeclarations"][0]["parameters"]
+    assert (params["type"], params["properties"]["location"]["type"]) == ("object", "string")

@@ -506,6 +506,22 @@ def _add_items(
         report.add(here, "added", "items", "items: {} (any element) added: Gemini refuses an array without items")
 
 
+#: ``Schema.type`` by number: the ``Type`` enum, 0-6 alike on Vertex AI
+#: (google/cloud/aiplatform/v1beta1/openapi.proto) and the Gemini API
+#: (google/ai/generativelanguage/v1beta/content.proto). Recorded with the numbers and answered 200:
+#: open-telemetry/opentelemetry-python-contrib instrumentation-genai/opentelemetry-instrumentation-vertexai
+#: tests/cassettes/test_function_call_choice.yaml (``"parameters": {"type": 6, ...}``).
+_TYPE_NUMBERS = {
+    0: "type_unspecified",
+    1: "string",
+    2: "number",
+    3: "integer",
+    4: "boolean",
+    5: "array",
+    6: "object",
+}
+
+
 def openapi_to_json_schema(schema: Any) -> Any:
     """Turn a Gemini ``Schema`` (OpenAPI subset, from an imported request) into JSON Schema for
     the canonical tool: type names lower-cased, ``nullable: true`` → ``type: [X, "null"]``,
@@ -519,7 +535,14 @@ def openapi_to_json_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "nullable":
             continue
-        if key == "type" and isinstance(value, str):
+        if key == "type" and isinstance(value, int) and not isinstance(value, bool) and value in _TYPE_NUMBERS:
+            # the Type enum sent as its number: a client that asked for $alt=json;enum-encoding=int
+            # (google-cloud-aiplatform's REST transport, on every Vertex AI call) writes the request's
+            # enums as numbers too, and the API takes them (proto3 JSON)
+            value = _TYPE_NUMBERS[value]
+            if value == "type_unspecified":
+                continue
+        elif key == "type" and isinstance(value, str):
             value = value.lower()
             if value == "type_unspecified":
                 continue
