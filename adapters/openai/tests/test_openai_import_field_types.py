@@ -322,6 +322,15 @@ RESP_NESTED_WRONG = {
         "/input/1/content/0/text",
     ),
     "reasoning-summary-number": ([{"type": "reasoning", "id": "rs_1", "summary": 5}], "/input/1/summary"),
+    # EasyInputMessageParam / ResponseInputItemParam.Message: role is a Literal string; one of
+    # another kind was read as a user message that kept it (sent back as role 5)
+    "message-role-number": ([{"role": 5, "content": "x"}], "/input/1/role"),
+    "message-role-array": ([{"type": "message", "role": ["user"], "content": "x"}], "/input/1/role"),
+    "message-role-object": ([{"role": {"a": 1}, "content": "x"}], "/input/1/role"),
+    "message-role-boolean": (
+        [{"type": "message", "role": True, "content": [{"type": "input_text", "text": "x"}]}],
+        "/input/1/role",
+    ),
 }
 
 

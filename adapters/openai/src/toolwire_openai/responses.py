@@ -1693,8 +1693,10 @@ class OpenAIResponsesCodec:
                         part.provider_data[API] = {"easy": extra}
                     m.parts.append(part)
             elif kind in (None, "message"):
-                if item.get("role") is None:
-                    # read as a user message: checked as one (EasyInputMessageParam, openai SDK)
+                if not isinstance(item.get("role"), str):
+                    # read as a user message: checked as one (EasyInputMessageParam, openai SDK);
+                    # a role that is not text (5, ["user"]) is refused there (its role is a Literal
+                    # string), not kept as a user message's that went back as it came
                     from openai.types.responses import EasyInputMessageParam
 
                     check_as_user_message(_SHAPE, item, EasyInputMessageParam, ("input", position[id(item)]))
