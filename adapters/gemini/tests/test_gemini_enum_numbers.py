@@ -94,3 +94,22 @@ def test_a_request_schema_type_sent_as_its_number_is_imported_as_its_name(mock_m
     sent = model.sent[0].json  # type: ignore[attr-defined]
     params = sent["tools"][0]["functionDeclarations"][0]["parameters"]
     assert (params["type"], params["properties"]["location"]["type"]) == ("object", "string")
+
+
+@pytest.mark.parametrize("reason", ["SAFETY", 1])
+def test_a_block_reason_in_the_sdks_snake_case_spelling_is_read(reason) -> None:
+    """The google-genai SDK's own dump of a blocked answer spells the field ``block_reason``
+    (``GenerateContentResponsePromptFeedback.block_reason``), as it spells ``prompt_feedback`` and
+    ``finish_reason``, which the codec reads. The block was read as a cut-off answer: ``"error"``,
+    no vendor reason."""
+    from google.genai import types
+
+    from toolwire.registry import codec
+
+    answer = types.GenerateContentResponse(
+        prompt_feedback=types.GenerateContentResponsePromptFeedback(block_reason=types.BlockedReason.SAFETY),
+        usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=3, total_token_count=3),
+    ).model_dump(mode="json", exclude_none=True)
+    answer["prompt_feedback"]["block_reason"] = reason
+    response = codec("gemini").decode_response(answer)
+    assert (response.stop_reason, response.vendor_stop_reason) == ("refusal", "blockReason:SAFETY")

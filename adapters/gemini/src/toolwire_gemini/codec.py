@@ -2657,8 +2657,10 @@ class GeminiStreamDecoder:
             stop = "error"
         vendor = self.finish_reason
         if self.finish_reason is None and isinstance(self.meta.get("promptFeedback"), dict):
+            # either spelling, as finishReason is read (_g): the google-genai SDK's dump of its
+            # GenerateContentResponsePromptFeedback writes ``block_reason``
             block = _enum_name(
-                self.meta["promptFeedback"].get("blockReason"), _BLOCK_REASON_NUMBERS, "/promptFeedback/blockReason"
+                _g(self.meta["promptFeedback"], "blockReason"), _BLOCK_REASON_NUMBERS, "/promptFeedback/blockReason"
             )
             if block:
                 stop, vendor = "refusal", f"blockReason:{block}"
