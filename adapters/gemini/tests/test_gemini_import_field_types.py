@@ -249,3 +249,44 @@ def test_one_function_response_part_given_as_an_object_is_read_as_a_one_item_lis
     req = GeminiCodec().decode_request(_answer({"response": {"output": "the chart"}, "parts": image}))
     content = req.messages[2].parts[0].content  # type: ignore[union-attr]
     assert isinstance(content, list) and isinstance(content[-1], ImagePart)
+
+
+def test_a_model_part_with_fields_set_to_null_is_read_as_without_them() -> None:
+    """The google-genai SDK's ``model_dump(mode="json")`` writes every field a part does not set
+    as null (proto3 JSON: "null is accepted for all field types and treated as the default
+    value"). A user part so written was read; a model part was refused as "inline_data must be a
+    Blob object ... got null" (import) or "functionCall must be an object, got a JSON null"
+    (answer)."""
+    from google.genai import types
+
+    from toolwire.types import ReasoningPart, TextPart, ToolCall
+
+    history = [
+        types.Content(role="user", parts=[types.Part(text="What is 2+2?")]),
+        types.Content(
+            role="model",
+            parts=[
+                types.Part(text="Adding.", thought=True, thought_signature=b"sig"),
+                types.Part(function_call=types.FunctionCall(name="add", args={"a": 2, "b": 2}, id="c1")),
+            ],
+        ),
+        types.Content(
+            role="user",
+            parts=[types.Part(function_response=types.FunctionResponse(name="add", id="c1", response={"r": 4}))],
+        ),
+        types.Content(role="model", parts=[types.Part(text="4")]),
+    ]
+    body = {"contents": [c.model_dump(mode="json") for c in history]}
+    assert body["contents"][1]["parts"][0]["inline_data"] is None  # (the SDK's dump, as sent)
+    request = GeminiCodec().decode_request(body)
+    thought, call = request.messages[1].parts
+    assert isinstance(thought, ReasoningPart) and thought.text == "Adding."
+    assert isinstance(call, ToolCall) and (call.name, call.arguments, call.id) == ("add", {"a": 2, "b": 2}, "c1")
+    assert request.messages[3].parts == [TextPart("4")]
+
+    answer = types.GenerateContentResponse(
+        candidates=[types.Candidate(content=history[1], finish_reason=types.FinishReason.STOP)]
+    ).model_dump(mode="json")
+    response = GeminiCodec().decode_response(answer)
+    assert [type(p) for p in response.parts] == [ReasoningPart, ToolCall]
+    assert response.stop_reason == "tool_use"

@@ -1833,6 +1833,20 @@ def _check_replayable(part: dict[str, Any], at: str) -> None:
             raise _bad(f"{at}/{key}/response", "an object", value.get("response"))
 
 
+def _set_fields(part: dict[str, Any]) -> dict[str, Any]:
+    """``part`` without its fields set to null: a field set to null is a field not set (proto3
+    JSON: "null is accepted for all field types and treated as the default value"). The
+    google-genai SDK's own ``Part.model_dump(mode="json")`` writes every field it does not set as
+    null (``"inline_data": null`` beside ``"text"``), which a model part's checks refused as an
+    inlineData or functionCall that is not an object (a user part's were read already). A part
+    left with no data field (``{"functionCall": null}``) is kept as it came, to be refused naming
+    that field (Gemini: "required oneof field 'data' must have one initialized field")."""
+    if None not in part.values():
+        return part
+    kept = {k: v for k, v in part.items() if v is not None}
+    return kept if kept.keys() - {"thought", "thoughtSignature", "thought_signature"} else part
+
+
 def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -> Part | None:
     """One model ``Part`` → canonical part (``synth()`` gives the id for a call without one).
 
@@ -1841,6 +1855,7 @@ def _decode_part(part: Any, synth: Any, schemas: dict[str, Any], at: str = "") -
     part goes back with could not be sent back (:func:`_check_replayable`)."""
     if not isinstance(part, dict):
         raise _bad(at, "an object", part)
+    part = _set_fields(part)
     sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")  # sent back as is: must be base64
     if "text" in part:
         _opt_str(part["text"], f"{at}/text")
@@ -2468,6 +2483,7 @@ class GeminiStreamDecoder:
             return [TextDelta(self.index, text, None)]
         if not isinstance(part, dict):
             raise _bad(at, "an object", part)
+        part = _set_fields(part)
         sig = _S.opt_base64(_g(part, "thoughtSignature"), f"{at}/thoughtSignature")
         if _has(part, "functionCall"):
             fc = _g(part, "functionCall")
