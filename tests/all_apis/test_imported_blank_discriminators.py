@@ -1,8 +1,8 @@
 """An imported request body's entry whose discriminator is blank — a Responses input item or
 content part with ``"type": ""`` (or a type that is not a string), a Chat message with ``"role":
-""``, a Chat content part with ``"type": ""``, a Gemini user part without a data field (``{}``, a
-lone ``thoughtSignature``) — is left out by ``decode_request``, as an entry that is not an object
-is and as the answer decoders leave out such an output item. Kept (as they were), they went back
+""`` (or 5), a Chat content part with ``"type": ""`` — is refused by ``decode_request`` naming it,
+as an entry that is not an object is (it was left out, its text lost without a word). A Gemini
+user part without a data field (``{}``, a lone ``thoughtSignature``) is left out. Kept (as they were), they went back
 to the vendor as they came, in a request the vendor refuses. Anthropic refuses such a content
 block with a typed error naming it, as it refuses a block that is not an object.
 
@@ -24,38 +24,6 @@ from .answers import mock_model, text_answer
 
 #: (api, imported body, the texts of the user messages decode_request keeps, in order)
 CASES: list[tuple[str, dict[str, Any], list[str]]] = [
-    (
-        "openai",
-        {
-            "model": "gpt-5",
-            "input": [
-                {"role": "user", "content": "first"},
-                {"type": ""},
-                {"type": "", "role": "user", "content": "typed empty"},
-                {"type": 5, "role": "user", "content": "typed a number"},
-                {"type": ["message"], "role": "user", "content": "typed a list"},
-                {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": "second"}, {"type": ""}, {"type": 7}],
-                },
-            ],
-        },
-        ["first", "second"],
-    ),
-    (
-        "openai-chat",
-        {
-            "model": "gpt-4.1",
-            "messages": [
-                {"role": "user", "content": "first"},
-                {"role": "", "content": "role empty"},
-                {"role": 5, "content": "role a number"},
-                {"role": "user", "content": [{"type": "text", "text": "second"}, {"type": ""}, {"type": 7}]},
-            ],
-        },
-        ["first", "second"],
-    ),
     (
         "gemini",
         {
@@ -101,6 +69,61 @@ def test_an_imported_entry_with_a_blank_discriminator_is_left_out_and_never_sent
     sent_text = json.dumps(wire)
     for gone in ("typed empty", "typed a number", "typed a list", "role empty", "role a number", "c2ln"):
         assert gone not in sent_text
+
+
+#: (api, the list's key, a good first entry, the blank entry, the pointer the error names)
+BLANK: list[tuple[str, str, dict[str, Any], dict[str, Any], str]] = [
+    ("openai", "input", {"role": "user", "content": "first"}, {"type": ""}, "/input/1/type"),
+    (
+        "openai",
+        "input",
+        {"role": "user", "content": "first"},
+        {"type": 5, "role": "user", "content": "x"},
+        "/input/1/type",
+    ),
+    (
+        "openai",
+        "input",
+        {"role": "user", "content": "first"},
+        {"type": ["message"], "role": "user", "content": "x"},
+        "/input/1/type",
+    ),
+    (
+        "openai",
+        "input",
+        {"role": "user", "content": "first"},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "second"}, {"type": 7}]},
+        "/input/1/content/1/type",
+    ),
+    ("openai-chat", "messages", {"role": "user", "content": "first"}, {"role": "", "content": "x"}, "/messages/1/role"),
+    ("openai-chat", "messages", {"role": "user", "content": "first"}, {"role": 5, "content": "x"}, "/messages/1/role"),
+    (
+        "openai-chat",
+        "messages",
+        {"role": "user", "content": "first"},
+        {"role": ["user"], "content": "x"},
+        "/messages/1/role",
+    ),
+    (
+        "openai-chat",
+        "messages",
+        {"role": "user", "content": "first"},
+        {"role": "user", "content": [{"type": "text", "text": "second"}, {"type": ""}]},
+        "/messages/1/content/1/type",
+    ),
+]
+
+
+@pytest.mark.parametrize(("api", "key", "first", "blank", "pointer"), BLANK)
+def test_an_imported_openai_entry_with_a_blank_discriminator_is_refused_naming_it(api, key, first, blank, pointer):
+    # ResponseInputItemParam and the content part params are told apart by a literal ``type``,
+    # ChatCompletionMessageParam by its literal ``role`` (openai SDK types); an entry that is not an
+    # object is refused at its place, and so is one whose discriminator is blank
+    body = {"model": "gpt-4.1", key: [first, blank]}
+    with pytest.raises(ResponseDecodeError) as info:
+        toolwire.registry.codec(api).decode_request(json.loads(json.dumps(body)))
+    assert info.value.pointer == pointer
+    assert f"{pointer} must be the " in str(info.value) and "a non-empty string" in str(info.value)
 
 
 @pytest.mark.parametrize("block", [{"type": ""}, {"type": "", "text": "x"}, {"type": 5}])

@@ -90,9 +90,23 @@ def blank_type(entry: dict[str, Any], key: str = "type") -> bool:
     """Whether ``entry`` (an object of an imported request body) has a ``key`` that is present and
     not ``null`` but empty or not a string: a discriminator no item, message or content part has
     (the SDK's params are told apart by a literal ``type``, or a Chat message by its ``role``).
-    Import leaves such an entry out, as it leaves out an entry that is not an object."""
+    Import refuses such an entry (:func:`check_discriminator`), as it refuses an entry that is not
+    an object."""
     value = entry.get(key)
     return value is not None and not (isinstance(value, str) and value)
+
+
+def check_discriminator(shape: Any, entry: dict[str, Any], key: str, at: str, what: str) -> None:
+    """Raises :class:`~toolwire.errors.ResponseDecodeError` at ``at``/``key`` when ``entry``'s
+    ``key`` is blank (:func:`blank_type`: ``""``, ``5``, ``["user"]``). The SDK's params are told
+    apart by a literal string there (``ResponseInputItemParam`` and the content part params by
+    ``type``, ``ChatCompletionMessageParam`` by ``role``); such an entry was left out without a
+    word (a message and its text lost), where an entry that is not an object is refused."""
+    if blank_type(entry, key):
+        raise shape.error(
+            f"{at}/{key}",
+            f"{at}/{key} must be the {what}'s {key}, a non-empty string, got {json.dumps(entry[key])[:60]}",
+        )
 
 
 def untyped_part(content: Any) -> int | None:
@@ -111,7 +125,7 @@ def untyped_part(content: Any) -> int | None:
 
 def without_blank_parts(entry: dict[str, Any]) -> dict[str, Any]:
     """``entry`` (an imported message or item) without the ``content`` entries import leaves out
-    (not an object, or a blank ``type``: :func:`blank_type`), so its replay overrides do not put
+    (not an object, or a blank ``type``: :func:`blank_type`; both refused now), so its replay overrides do not put
     them back."""
     content = entry.get("content")
     if not isinstance(content, list):

@@ -66,8 +66,8 @@ from ._common import (
     TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
-    blank_type,
     check_as_user_message,
+    check_discriminator,
     check_function_decl,
     check_import_types,
     check_tool_calls,
@@ -1092,12 +1092,11 @@ class OpenAIChatCodec:
             if not isinstance(wm, dict):
                 continue
             role = wm.get("role")
-            if blank_type(wm, "role"):
-                # a role that is empty or not a string is no message's: dropped, as an entry that is
-                # not an object is. Sent back it would be refused: ChatCompletionMessageParam
-                # (openai SDK type) is told apart by its literal ``role`` ("system", "developer",
-                # "user", "assistant", "tool", "function")
-                continue
+            # a role that is empty or not a string is no message's: refused, as an entry that is not
+            # an object is (it was dropped, its text lost). ChatCompletionMessageParam (openai SDK
+            # type) is told apart by its literal ``role`` ("system", "developer", "user",
+            # "assistant", "tool", "function")
+            check_discriminator(_SHAPE, wm, "role", f"/messages/{position[id(wm)]}", "message")
             if role is None:
                 # read as a user message: checked as one (ChatCompletionUserMessageParam, openai SDK)
                 from openai.types.chat import ChatCompletionUserMessageParam
@@ -1281,8 +1280,9 @@ class OpenAIChatCodec:
             parts.append(TextPart(content))
         elif isinstance(content, list):
             for pi, item in enumerate(content):
-                if not isinstance(item, dict) or blank_type(item):
+                if not isinstance(item, dict):
                     continue  # not a content part (the API refuses it: its ``type`` is a literal)
+                check_discriminator(_SHAPE, item, "type", f"{at}/content/{pi}", "content part")
                 if item.get("type") is None:
                     # kept whole, it went back as it came and the API refused the request: "Missing
                     # required parameter: 'messages[1].content[0].type'." (HTTP 400, a message

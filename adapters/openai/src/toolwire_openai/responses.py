@@ -80,8 +80,8 @@ from ._common import (
     TRANSIENT_ERROR_CODES,
     apply_overrides,
     arguments_text,
-    blank_type,
     check_as_user_message,
+    check_discriminator,
     check_function_decl,
     check_import_types,
     check_tool_calls,
@@ -1636,13 +1636,11 @@ class OpenAIResponsesCodec:
             if not isinstance(item, dict):
                 continue
             kind = item.get("type")
-            if blank_type(item):
-                # a type that is empty or not a string is no item's: dropped, as an entry that is
-                # not an object is here and as decode_response drops such an output item. Sent
-                # back it would be refused: ResponseInputItemParam (openai SDK type) is told apart
-                # by its literal ``type`` ("message", "function_call", ...), optional only on a
-                # message, where it is absent, not empty
-                continue
+            # a type that is empty or not a string is no item's: refused, as an entry that is not an
+            # object is (it was dropped, its text lost). ResponseInputItemParam (openai SDK type) is
+            # told apart by its literal ``type`` ("message", "function_call", ...), optional only
+            # on a message, where it is absent, not empty
+            check_discriminator(_SHAPE, item, "type", f"/input/{position[id(item)]}", "input item")
             if kind in responses_hosted_item_types():
                 role = (
                     "user"
@@ -1796,8 +1794,9 @@ class OpenAIResponsesCodec:
             parts.append(TextPart(content))
         elif isinstance(content, list):
             for pi, c in enumerate(content):
-                if not isinstance(c, dict) or blank_type(c):
+                if not isinstance(c, dict):
                     continue  # not a content part (the API refuses it: its ``type`` is a literal)
+                check_discriminator(_SHAPE, c, "type", f"{at}/content/{pi}", "content part")
                 if c.get("type") is None:
                     # every ResponseInputContentParam (openai SDK type: input_text, input_image,
                     # input_file, ...) has a required literal ``type``; kept whole it went back as
