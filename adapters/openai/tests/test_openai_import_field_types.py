@@ -327,6 +327,7 @@ RESP_NESTED_WRONG = {
     "message-role-number": ([{"role": 5, "content": "x"}], "/input/1/role"),
     "message-role-array": ([{"type": "message", "role": ["user"], "content": "x"}], "/input/1/role"),
     "message-role-object": ([{"role": {"a": 1}, "content": "x"}], "/input/1/role"),
+    "message-role-empty": ([{"type": "message", "role": "", "content": "x"}], "/input/1/role"),
     "message-role-boolean": (
         [{"type": "message", "role": True, "content": [{"type": "input_text", "text": "x"}]}],
         "/input/1/role",

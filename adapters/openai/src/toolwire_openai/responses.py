@@ -1698,6 +1698,8 @@ class OpenAIResponsesCodec:
                     from openai.types.responses import EasyInputMessageParam
 
                     check_as_user_message(_SHAPE, item, EasyInputMessageParam, ("input", position[id(item)]))
+                # an empty role is no message's either (read as a user message that kept it)
+                check_discriminator(_SHAPE, item, "role", f"/input/{position[id(item)]}", "message")
                 messages.append(self._user_from_item(item, f"/input/{position[id(item)]}"))
                 messages[-1].provider_data.setdefault(API, {})["closed"] = True
         for m in messages:
