@@ -195,6 +195,20 @@ _REQ = "{method: POST, uri: 'https://api.anthropic.com/v1/messages', body: '{}'}
             f"{{request: {_REQ}, response: {{status: {{code: abc}}, body: {{string: '{{}}'}}}}}}",
             "its response 'status' code is a string ('abc'), not an HTTP status number such as 200",
         ),
+        # a status that is not a whole number was cut to one (200.5 read as 200) or failed on
+        # Python's words ("ValueError: cannot convert float NaN to integer")
+        (
+            f"{{request: {_REQ}, response: {{status: {{code: 200.5}}, body: {{string: '{{}}'}}}}}}",
+            "its response 'status' code is a number (200.5), not an HTTP status number such as 200",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{status_code: .nan, content: '{{}}'}}}}",
+            "its response 'status' code is a number (nan), not an HTTP status number such as 200",
+        ),
+        (
+            f"{{request: {_REQ}, response: {{status_code: .inf, content: '{{}}'}}}}",
+            "its response 'status' code is a number (inf), not an HTTP status number such as 200",
+        ),
         (
             f"{{request: {_REQ}, response: {{status: {{code: 200}}, headers: [x], body: {{string: '{{}}'}}}}}}",
             "its response 'headers' is a list, not a mapping of header names to values",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -533,7 +534,12 @@ def _interaction(i: int, it: Any) -> Interaction:
     code = status.get("code") if isinstance(status, dict) else status
     if code is None:
         raise MalformedCassette("its 'response' has no 'status' code (the HTTP status, such as 200)")
-    if isinstance(code, bool) or not isinstance(code, (int, float, type(None))):
+    # a float only of a whole value (200.0): 200.5 was cut to 200, NaN/infinity failed on int()
+    if (
+        isinstance(code, bool)
+        or not isinstance(code, (int, float, type(None)))
+        or (isinstance(code, float) and not (math.isfinite(code) and code.is_integer()))
+    ):
         if not (isinstance(code, str) and code.strip().isdigit()):
             raise MalformedCassette(
                 f"its response 'status' code is {_shape(code)}, not an HTTP status number such as 200"
