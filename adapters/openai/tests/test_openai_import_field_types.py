@@ -439,14 +439,30 @@ def test_a_message_without_a_role_of_the_right_kinds_still_imports() -> None:
     assert [m.role for m in chat.messages + resp.messages] == ["user", "user"]
 
 
-def test_importing_many_function_calls_takes_time_in_proportion() -> None:
+def test_importing_many_function_calls_takes_work_in_proportion() -> None:
     """Each function_call item counted every call before it (for the id of one without a
     call_id), so importing n calls took n² steps: 20,000 took 5 s. Ten times the calls now take
-    about ten times as long (the smaller import timed at its best of three)."""
-    import time
+    about ten times the work: counted (every Python and C function call the import makes, through
+    ``sys.setprofile``), not timed, so the test does not depend on the machine."""
+    import sys
 
-    def items(n: int) -> list[dict[str, Any]]:
-        return [
+    def work(body: dict[str, Any]) -> tuple[int, Any]:
+        count = 0
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            nonlocal count
+            if event in ("call", "c_call"):
+                count += 1
+
+        sys.setprofile(profile)
+        try:
+            request = OpenAIResponsesCodec().decode_request(body)
+        finally:
+            sys.setprofile(None)
+        return count, request
+
+    def with_ids(n: int) -> dict[str, Any]:
+        items = [
             entry
             for i in range(n)
             for entry in (
@@ -454,15 +470,15 @@ def test_importing_many_function_calls_takes_time_in_proportion() -> None:
                 {"type": "function_call_output", "call_id": f"call_{i}", "output": "ok"},
             )
         ]
+        return {**RESP, "input": [{"role": "user", "content": "hi"}, *items]}
 
-    def took(n: int) -> float:
-        body = {**RESP, "input": [{"role": "user", "content": "hi"}, *items(n)]}
-        start = time.perf_counter()
-        request = OpenAIResponsesCodec().decode_request(body)
-        elapsed = time.perf_counter() - start
-        assert sum(len(m.tool_calls) for m in request.messages) == n
-        return elapsed
+    def without_ids(n: int) -> dict[str, Any]:  # each call's id is made up from the calls before it
+        return {**RESP, "input": [{"type": "function_call", "name": "f", "arguments": "{}"}] * n}
 
-    small = min(took(2_000) for _ in range(3))
-    large = took(20_000)
-    assert large < 40 * small, (small, large)
+    for build in (with_ids, without_ids):
+        small, request = work(build(300))
+        assert sum(len(m.tool_calls) for m in request.messages) == 300
+        large, request = work(build(3_000))
+        calls = [c for m in request.messages for c in m.tool_calls]
+        assert len(calls) == 3_000 and len({c.id for c in calls}) == 3_000
+        assert large < 12 * small, (build.__name__, small, large)  # n²: about 100 times

@@ -1632,6 +1632,7 @@ class OpenAIResponsesCodec:
             messages.append(m)
             return m
 
+        calls_before = 0
         for item in items:
             if not isinstance(item, dict):
                 continue
@@ -1676,13 +1677,13 @@ class OpenAIResponsesCodec:
             elif kind == "reasoning":
                 tail("assistant").parts.append(_reasoning_part(item, f"/input/{position[id(item)]}"))
             elif kind == "function_call":
-                # the calls before this one, counted only for a call without a call_id (counted for
-                # every call, importing n calls took n² steps: 20,000 took 5 s)
-                def synth() -> str:
-                    n_calls = sum(isinstance(p, ToolCall) for m in messages for p in m.parts)
-                    return synth_call_id(["import", n_calls], None, n_calls)
-
-                tail("assistant").parts.append(_call_from_item(item, False, synth))
+                # the calls before this one (only this branch adds calls) name a made-up id; summed
+                # over the messages for every call, importing n calls took n² steps (20,000: 5 s)
+                n = calls_before
+                calls_before += 1
+                tail("assistant").parts.append(
+                    _call_from_item(item, False, lambda: synth_call_id(["import", n], None, n))
+                )
             elif kind in (None, "message") and item.get("role") == "assistant":
                 if isinstance(item.get("content"), list):
                     tail("assistant").parts.extend(_text_parts(item, f"/input/{position[id(item)]}"))
