@@ -220,22 +220,31 @@ def _got(value: Any) -> str:
 
 
 def _check_tool_meta(t: Tool) -> None:
-    """A tool's ``meta["deferred"]`` (a flag) and ``meta["requires_approval"]`` (``True``/``False``,
+    """A tool's flags (``meta["deferred"]``, ``["non_repeatable"]``, ``["blocking"]``,
+    ``["validate_arguments"]``) and ``meta["requires_approval"]`` (``True``/``False``,
     a function of the call, or tool names) of another type raise :class:`ConfigurationError` when
     the run starts, naming the tool; ``"no"`` was read as true (deferred), and a wrong approval
     policy failed only when the tool was first called, mid-run."""
     example = t.name if t.name.isidentifier() else "tool"
-    deferred = t.meta.get("deferred")
-    if deferred is not None and not isinstance(deferred, bool):
-        raise ConfigurationError(
-            f"tool {t.name!r}: meta['deferred'] must be True, False or None, got {_got(deferred)}; "
-            f'write e.g. {example}.meta["deferred"] = True'
-        )
+    # the flags: read as true or false where they are used ("no" would be true)
+    for key, write in (
+        ("deferred", "True"),
+        ("non_repeatable", "True"),
+        ("blocking", "False"),
+        ("validate_arguments", "False"),
+    ):
+        flag = t.meta.get(key)
+        if flag is not None and not isinstance(flag, bool):
+            raise ConfigurationError(
+                f"tool {t.name!r}: meta[{key!r}] must be True, False or None, got {_got(flag)}; "
+                f'write e.g. {example}.meta["{key}"] = {write}'
+            )
     policy = t.meta.get("requires_approval")
     if policy is not None and not (isinstance(policy, (bool, set, frozenset, list, tuple)) or callable(policy)):
         raise ConfigurationError(
-            f"tool {t.name!r}: meta['requires_approval'] must be True, False, None or a function of the "
-            f'call returning true or a reason text, got {_got(policy)}; write e.g. {example}.meta["requires_approval"] = True'
+            f"tool {t.name!r}: meta['requires_approval'] must be True, False, None, a function of the "
+            f"call returning true or a reason text, or a set of tool names, got {_got(policy)}; "
+            f'write e.g. {example}.meta["requires_approval"] = True'
         )
 
 
