@@ -40,6 +40,18 @@ def test_a_finish_reason_number_the_two_apis_name_differently_is_refused_naming_
     assert "it should be the value's name, a string" in str(exc.value)
 
 
+def test_a_negative_finish_reason_number_is_refused_without_saying_the_apis_name_it(mock_model) -> None:
+    """-1 names no value on either API; the message said it named different ones on the two."""
+    body = _hop([{"text": "x"}], "STOP", (1, 1))
+    body["candidates"][0]["finishReason"] = -1
+    model = mock_model([_answer(body, stream=False)], stream=False)
+    with pytest.raises(ResponseDecodeError) as exc:
+        toolwire.run_sync(model, "hi")
+    text = str(exc.value)
+    assert "/candidates/0/finishReason is the enum number -1, which toolwire does not read" in text
+    assert "a negative one none" in text
+
+
 def test_a_block_reason_sent_as_its_number_is_read_as_its_name(mock_model) -> None:
     import httpx2
 

@@ -1417,8 +1417,9 @@ def _enum_name(value: Any, numbers: dict[int, str], where: str) -> str | None:
             return numbers[value]
         raise ResponseDecodeError(
             API,
-            f"{where} is the enum number {value}, which names different values on Vertex AI and the Gemini API "
-            f"(only {min(numbers)}-{max(numbers)} are read as numbers); it should be the value's name, a string",
+            f"{where} is the enum number {value}, which toolwire does not read: only {min(numbers)}-{max(numbers)} "
+            "name the same value on Vertex AI and the Gemini API (a higher number names different values on "
+            "the two, a negative one none); it should be the value's name, a string",
             where,
         )
     return _opt_str(value, where)
