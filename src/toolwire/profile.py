@@ -1249,18 +1249,8 @@ class _KindPlan:
             origin = typing.get_origin(m)
             if m is Any or m is object:
                 self.open = True
-            elif m is type(None):
-                kinds.add("null")
-            elif origin is Literal:
-                kinds.update(_json_kind(a) for a in typing.get_args(m))
-            elif m is bool:
-                kinds.add("a boolean")
-            elif m is int:
-                kinds.add("an integer")
-            elif m is float:
-                kinds.update(("a number", "an integer"))
-            elif m is str:
-                kinds.add("a string")
+            elif (scalar := _scalar_kinds(m)) is not None:
+                kinds.update(scalar)
             elif isinstance(m, type) and issubclass(m, enum.Enum):
                 kinds.update(_json_kind(e.value) for e in m)
             elif getattr(origin or m, "__name__", "") in _ARRAY_ORIGINS:
@@ -1469,6 +1459,27 @@ def _fewest(
     return [(path, kinds, source, value), *first[1:]]
 
 
+def _scalar_kinds(m: Any) -> tuple[str, ...] | None:
+    """The JSON kinds (as :func:`_json_kind` names them) of a union member that is a scalar type:
+    ``None`` → null, a ``Literal``'s values, ``bool``, ``int``, ``float`` (a number or an integer),
+    ``str``; ``None`` for any other member."""
+    import typing
+
+    if m is type(None):
+        return ("null",)
+    if typing.get_origin(m) is Literal:
+        return tuple(_json_kind(a) for a in typing.get_args(m))
+    if m is bool:
+        return ("a boolean",)
+    if m is int:
+        return ("an integer",)
+    if m is float:
+        return ("a number", "an integer")
+    if m is str:
+        return ("a string",)
+    return None
+
+
 def _kinds(tp: Any) -> frozenset[str] | None:
     """The JSON kinds (as :func:`_json_kind` names them) a value of type ``tp`` may have, ``None``
     when a member's kind cannot be read."""
@@ -1477,18 +1488,8 @@ def _kinds(tp: Any) -> frozenset[str] | None:
     kinds: set[str] = set()
     for m in _type_members(tp):
         origin = typing.get_origin(m)
-        if m is type(None):
-            kinds.add("null")
-        elif origin is Literal:
-            kinds.update(_json_kind(a) for a in typing.get_args(m))
-        elif m is bool:
-            kinds.add("a boolean")
-        elif m is int:
-            kinds.add("an integer")
-        elif m is float:
-            kinds.update(("a number", "an integer"))
-        elif m is str:
-            kinds.add("a string")
+        if (scalar := _scalar_kinds(m)) is not None:
+            kinds.update(scalar)
         elif isinstance(m, type) and hasattr(m, "__total__"):
             kinds.add("an object")
         elif (
